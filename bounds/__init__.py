@@ -1,0 +1,1 @@
+"""Lower bounds, approximation factors and ratio checks, one module per problem family."""

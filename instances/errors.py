@@ -1,0 +1,63 @@
+"""The toolkit's own exception types.
+
+Every bad input (a malformed file, an unknown GPU, a task time that breaks
+monotony) raises :class:`InstanceError` or a subclass. It is a ``ValueError``
+so callers that already catch ``ValueError`` keep working, and its message
+names the file, task and field at fault.
+"""
+
+from __future__ import annotations
+
+
+class InstanceError(ValueError):
+    """Invalid problem data, with the location of the fault in the message.
+
+    Parameters
+    ----------
+    message
+        What is wrong, in one line.
+    source
+        The file (or other origin) the data came from, if any.
+    task
+        The task at fault, if any.
+    field
+        The field at fault, if any.
+
+    Examples
+    --------
+    >>> str(InstanceError("time must be positive", source="tasks.json", task="t3", field="times.2"))
+    'tasks.json: task t3: field times.2: time must be positive'
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, task: str | None = None,
+                 field: str | None = None) -> None:
+        self.reason = message
+        self.source = source
+        self.task = task
+        self.field = field
+        parts = []
+        if source:
+            parts.append(str(source))
+        if task is not None:
+            parts.append(f"task {task}")
+        if field:
+            parts.append(f"field {field}")
+        parts.append(message)
+        super().__init__(": ".join(parts))
+
+    def located(self, source: str) -> "InstanceError":
+        """Return a copy of this error that also names ``source`` (a file path)."""
+        err = type(self)(self.reason, source=source, task=self.task, field=self.field)
+        return err
+
+
+class UnknownGPUError(InstanceError):
+    """A GPU name that is not built in and not defined by the user."""
+
+
+class GPUSpecError(InstanceError):
+    """A user-defined GPU that breaks the MIG properties FAR relies on (Sec. 1.2)."""
+
+
+class SolverError(RuntimeError):
+    """A solver backend that is missing or failed in a way that is not the model's fault."""
