@@ -122,7 +122,7 @@ def check(problem: Union[Problem, Workload], schedule: Schedule, reconfiguration
             elif not _close(st.end - st.start, task.times[p.size]):
                 out.append(f"rule 5 (duration): task {st.task} on {p.name} runs {st.end - st.start:.9g} s "
                            f"({st.start:.9g}-{st.end:.9g}); its time on size {p.size} is {task.times[p.size]:.9g} s")
-            if _lt(st.start, releases[st.task]):
+            if releases[st.task] > 0 and _lt(st.start, releases[st.task]):  # t < 0 is rule 1's
                 out.append(f"release: task {st.task} starts at {st.start:.9g}, before its batch's release "
                            f"{releases[st.task]:.9g}")
         if _lt(st.start, 0.0):
