@@ -39,24 +39,29 @@ def plot_schedule(schedule: Schedule, gpu: GPUSpec, ax=None, title: str | None =
         _, ax = plt.subplots(figsize=(12, 0.45 * gpu.num_slices + 1.6))
     from matplotlib.patches import Rectangle
 
-    cmap = matplotlib.colormaps["tab20"]
+    # pastel task colours, none of them the green / red of the reconfiguration operations
+    palette = [c for i, c in enumerate(matplotlib.colormaps["Set3"].colors) if i not in (3, 6)]
     for i, st in enumerate(sorted(schedule.tasks, key=lambda t: (t.start, t.placement.start))):
-        color = cmap(i % 20)
+        color = palette[i % len(palette)]
         width = st.end - st.start
         compute = set(st.placement.compute_slices)
-        for first, count in _runs(st.placement.slices):
-            for s in range(first, first + count):
-                hatch = None if s in compute else "//"
-                ax.add_patch(Rectangle((st.start, s), width, 1, facecolor=color, edgecolor="black",
-                                       linewidth=0.6, hatch=hatch, alpha=0.9 if hatch is None else 0.4))
+        for first, count in _runs(sorted(compute)):
+            ax.add_patch(Rectangle((st.start, first), width, count, facecolor=color, edgecolor="black",
+                                   linewidth=0.6))
+        for first, count in _runs(sorted(st.placement.slices - compute)):  # memory-only slice (3@0)
+            ax.add_patch(Rectangle((st.start, first), width, count, facecolor=color, edgecolor="grey",
+                                   linewidth=0.4, hatch="//", alpha=0.45))
         mid = (min(compute) + max(compute) + 1) / 2
         ax.text(st.start + width / 2, mid, st.task, ha="center", va="center", fontsize=7, clip_on=True)
+    ms = schedule.makespan
+    # operations last tenths of a second next to tasks of minutes: draw them at least
+    # 0.3 % of the horizon wide so they stay visible (their start is exact)
+    min_width = 0.003 * max(ms, 1e-9)
     for op in schedule.reconfigurations:
         color = "#2ca02c" if op.op == "create" else "#d62728"
         for first, count in _runs(op.placement.slices):
-            ax.add_patch(Rectangle((op.start, first), max(op.end - op.start, 1e-9), count, facecolor=color,
+            ax.add_patch(Rectangle((op.start, first), max(op.end - op.start, min_width), count, facecolor=color,
                                    edgecolor=color, linewidth=0.8, alpha=0.85))
-    ms = schedule.makespan
     ax.axvline(ms, color="black", linestyle="--", linewidth=1)
     ax.text(ms, gpu.num_slices + 0.05, f" makespan {ms:.2f} s", va="bottom", ha="right", fontsize=8)
     ax.set_ylim(gpu.num_slices + 0.6, 0)
