@@ -118,21 +118,21 @@ class Job:
 # values chosen by hand (GPU-heavy lavaMD / lud, memory-bound pathfinder /
 # streamcluster, cooperative CPU+GPU matvec), NOT measurements.
 APPS: Mapping[str, dict] = {
-    "gaussian": dict(solo_time=12.0, gpu_share=0.55, cpu_parallel=0.60, gpu_parallel=0.90,
+    "gaussian": dict(solo_time=12.0, gpu_share=0.55, cpu_parallel=0.20, gpu_parallel=0.60,
                      cpu_mem=0.30, gpu_mem=0.40),
-    "lud": dict(solo_time=10.0, gpu_share=0.75, cpu_parallel=0.50, gpu_parallel=0.95,
+    "lud": dict(solo_time=10.0, gpu_share=0.75, cpu_parallel=0.20, gpu_parallel=0.70,
                 cpu_mem=0.20, gpu_mem=0.30),
-    "pathfinder": dict(solo_time=8.0, gpu_share=0.50, cpu_parallel=0.70, gpu_parallel=0.80,
+    "pathfinder": dict(solo_time=8.0, gpu_share=0.50, cpu_parallel=0.30, gpu_parallel=0.50,
                        cpu_mem=0.50, gpu_mem=0.70),
-    "streamcluster": dict(solo_time=15.0, gpu_share=0.60, cpu_parallel=0.85, gpu_parallel=0.85,
+    "streamcluster": dict(solo_time=15.0, gpu_share=0.60, cpu_parallel=0.70, gpu_parallel=0.60,
                           cpu_mem=0.60, gpu_mem=0.60),
-    "srad": dict(solo_time=14.0, gpu_share=0.65, cpu_parallel=0.60, gpu_parallel=0.90,
+    "srad": dict(solo_time=14.0, gpu_share=0.65, cpu_parallel=0.30, gpu_parallel=0.70,
                  cpu_mem=0.40, gpu_mem=0.60),
-    "hotspot": dict(solo_time=9.0, gpu_share=0.70, cpu_parallel=0.60, gpu_parallel=0.90,
+    "hotspot": dict(solo_time=9.0, gpu_share=0.70, cpu_parallel=0.30, gpu_parallel=0.60,
                     cpu_mem=0.30, gpu_mem=0.50),
-    "lavaMD": dict(solo_time=16.0, gpu_share=0.85, cpu_parallel=0.50, gpu_parallel=0.98,
+    "lavaMD": dict(solo_time=16.0, gpu_share=0.85, cpu_parallel=0.20, gpu_parallel=0.90,
                    cpu_mem=0.10, gpu_mem=0.15),
-    "matvec": dict(solo_time=20.0, gpu_share=0.50, cpu_parallel=0.95, gpu_parallel=0.95,
+    "matvec": dict(solo_time=20.0, gpu_share=0.50, cpu_parallel=0.90, gpu_parallel=0.90,
                    cpu_mem=0.20, gpu_mem=0.20),
 }
 
