@@ -538,12 +538,13 @@ def _partitions(items):
 
 
 def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = None,
-                 start: Plan | None = None, max_rounds: int = 1000) -> Plan:
-    """Heuristic for C = 3: from the C = 2 matching, re-partition two sets at a time.
+                 start: Plan | None = None, span: int = 3, max_rounds: int = 1000) -> Plan:
+    """Heuristic for C = 3: from the C = 2 matching, re-partition a few sets at a time.
 
-    Each round takes every pair of current sets (2-6 jobs), finds the best
-    partition of their union into sets of at most 3 jobs by enumeration, and
-    applies the best improvement, until none is left. Starts from
+    Each round takes every group of 2..``span`` current sets with at most 6
+    jobs in all, finds the best partition of their union into sets of at most
+    3 jobs by enumeration, and applies the best improvement, until none is
+    left (``span=3`` costs ``O(#sets^3)`` per round). Starts from
     :func:`algorithm1`'s plan, so it is never worse than the C = 2 optimum.
 
     Examples
@@ -565,17 +566,20 @@ def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = 
 
     for _ in range(max_rounds):
         best = (0.0, None)
-        for a, b in itertools.combinations(range(len(sets)), 2):
-            union = list(sets[a] + sets[b])
-            now = cost(sets[a]) + cost(sets[b])
+        for group in itertools.chain(*(itertools.combinations(range(len(sets)), r)
+                                       for r in range(2, span + 1))):
+            union = [x for g in group for x in sets[g]]
+            if len(union) > 6:
+                continue
+            now = sum(cost(sets[g]) for g in group)
             for part in _partitions(union):
                 c = sum(cost(blk) for blk in part)
                 if c < now - 1e-9 and now - c > best[0]:
-                    best = (now - c, (a, b, part))
+                    best = (now - c, (group, part))
         if best[1] is None:
             break
-        a, b, part = best[1]
-        sets = [s for k, s in enumerate(sets) if k not in (a, b)] + [tuple(p) for p in part]
+        group, part = best[1]
+        sets = [s for k, s in enumerate(sets) if k not in group] + [tuple(p) for p in part]
     plan = plan_from_sets(costs, sets, policy="C=3 local search from Edmonds")
     plan.info["costs"] = costs
     return plan
