@@ -1,0 +1,372 @@
+"""FAR for several batches: online concatenation with overlap (seed 000, Sec. 4).
+
+Each batch is planned by FAR (phases 1-3) when it is released, as if it had
+the GPU to itself; its plan is then appended to what is already scheduled.
+A batch plan is a list of *sessions* (an instance of the repartitioning tree
+and its tasks in order). Appending times them one by one with the
+reconfiguration rules of DESIGN.md, starting from the GPU state the previous
+batches left behind:
+
+* an instance of the previous batch that is still alive on the same placement
+  is **reused** (no destroy, no create: "eliminating [reconfigurations] when the
+  last instance of B_{k-1} coincides with the first instance of B_k");
+* otherwise every live instance sharing a slice is destroyed after its last
+  task, then the new instance is created; operations run one at a time
+  (first free gap of the operation timeline at or after the earliest time);
+* no task or operation of a batch starts before the batch's release.
+
+Methods (Sec. 4.1-4.3):
+
+``"trivial"``
+    A batch starts after the last task of the previous one (Sec. 4.1).
+``"reversed"``
+    Every other batch (odd index) is reversed in time: sessions in the order
+    of their mirrored start (decreasing end in FAR's plan), tasks within a
+    session shortest first, so small instances meet small instances across the
+    boundary (Sec. 4.2). Each session is then started as early as the rules
+    allow; this is at least as early as the rigid "slice by slice" shift of
+    the paper, which it generalises (our reading: the rigid mirrored block
+    cannot be kept verbatim with reconfiguration, since a mirrored create is a
+    destroy of different duration).
+``"move_swap"`` (default)
+    ``"reversed"``, then moves/swaps of the new batch's critical tasks (those
+    ending at the combined makespan) to the same-size instance that ends first,
+    as in Algorithm 2; the idle time left on that instance's slices by the
+    previous batch is what the margin ``omega - end(I^a)`` measures here
+    (Sec. 4.3). A move/swap is kept only if the exact re-timing improves the
+    makespan.
+
+Examples
+--------
+>>> from instances import mig
+>>> from heuristics import far
+>>> w = mig.generate_workload([6, 6], [0.0, 30.0], gpu="A100", seed=1)
+>>> s = far.schedule(w)
+>>> mig.check(w, s)
+[]
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from instances.errors import InstanceError
+from instances.mig_problem import Workload
+from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+
+__all__ = ["MultiBatchPlan", "plan_workload", "compare_concatenations", "METHODS"]
+
+METHODS = ("trivial", "reversed", "move_swap")
+
+
+@dataclass
+class _Session:
+    node: int
+    tasks: list[tuple[float, str]]  # (duration, name) in execution order
+
+
+class _State:
+    """What the GPU looks like after the batches scheduled so far."""
+
+    def __init__(self, num_slices: int) -> None:
+        self.live: dict[int, float] = {}          # node -> its last task's end
+        self.slice_free = [0.0] * num_slices      # end of the last destroy freeing each slice
+        self.busy: list[tuple[float, float]] = []  # operation intervals, sorted
+        self.last_end = 0.0                       # last task end so far
+
+    def copy(self) -> "_State":
+        c = _State(0)
+        c.live = dict(self.live)
+        c.slice_free = list(self.slice_free)
+        c.busy = list(self.busy)
+        c.last_end = self.last_end
+        return c
+
+
+def _place_op(busy: list[tuple[float, float]], earliest: float, dur: float) -> float:
+    """Start of the first gap of the operation timeline at/after ``earliest`` that fits ``dur``."""
+    if dur <= 0.0:
+        return earliest
+    t = earliest
+    i = bisect.bisect_right(busy, (t, float("inf"))) - 1
+    if i >= 0 and busy[i][1] > t:
+        t = busy[i][1]
+    i += 1
+    while i < len(busy) and busy[i][0] < t + dur:
+        if busy[i][1] > t:
+            t = busy[i][1]
+        i += 1
+    bisect.insort(busy, (t, t + dur))
+    return t
+
+
+@dataclass
+class _Timed:
+    state: _State
+    tasks: list[ScheduledTask]
+    ops: list[Reconfiguration]
+    session_end: list[float]
+    end: float
+
+
+def _time_batch(tree: Any, state: _State, sessions: Sequence[_Session], earliest: float,
+                reconf: bool) -> _Timed:
+    st = state.copy()
+    # operations that end before the release can no longer matter
+    st.busy = [b for b in st.busy if b[1] > earliest]
+    pl = tree.placements
+    tasks: list[ScheduledTask] = []
+    ops: list[Reconfiguration] = []
+    ends = []
+    batch_end = earliest
+    for sess in sessions:
+        v = sess.node
+        if v in st.live:
+            t = max(st.live[v], earliest)
+        else:
+            ready = max(earliest, max(st.slice_free[s] for s in tree.slices[v]))
+            for u in sorted(st.live):
+                if pl[u].intersects(pl[v]):
+                    d = _place_op(st.busy, max(st.live[u], earliest), tree.td[u] if reconf else 0.0)
+                    if reconf:
+                        ops.append(Reconfiguration("destroy", pl[u], d, d + tree.td[u]))
+                    free = d + (tree.td[u] if reconf else 0.0)
+                    for s in tree.slices[u]:
+                        st.slice_free[s] = max(st.slice_free[s], free)
+                    ready = max(ready, free)
+                    del st.live[u]
+            c = _place_op(st.busy, ready, tree.tc[v] if reconf else 0.0)
+            if reconf:
+                ops.append(Reconfiguration("create", pl[v], c, c + tree.tc[v]))
+            t = c + (tree.tc[v] if reconf else 0.0)
+        for dur, name in sess.tasks:
+            tasks.append(ScheduledTask(name, pl[v], t, t + dur))
+            t += dur
+        st.live[v] = t
+        ends.append(t)
+        batch_end = max(batch_end, t)
+    st.last_end = max(st.last_end, batch_end)
+    return _Timed(st, tasks, ops, ends, batch_end)
+
+
+def _sessions(far_plan: Any, tree: Any, reverse: bool) -> list[_Session]:
+    """The plan's non-empty tree nodes as sessions, in FAR's order or mirrored."""
+    rows = []
+    for v, nd in enumerate(_nodes_bfs(far_plan, tree)):
+        if nd.tasks:
+            rows.append((v, nd))
+    if reverse:
+        rows.sort(key=lambda r: (-r[1].end, r[0]))
+        return [_Session(v, [(e - s, name) for name, s, e in reversed(nd.tasks)]) for v, nd in rows]
+    rows.sort(key=lambda r: (r[1].create if r[1].create is not None else r[1].tasks[0][1], r[0]))
+    return [_Session(v, [(e - s, name) for name, s, e in nd.tasks]) for v, nd in rows]
+
+
+def _nodes_bfs(far_plan: Any, tree: Any) -> list[Any]:
+    by_key = {nd.placement.key(): nd for nd in far_plan.tree.nodes}
+    return [by_key.get(p.key()) or _EmptyNode() for p in tree.placements]
+
+
+class _EmptyNode:
+    tasks: list = []
+    create = None
+    end = 0.0
+
+
+def _improve(tree: Any, state: _State, sessions: list[_Session], earliest: float, reconf: bool,
+             reverse: bool, max_ops: int) -> tuple[list[_Session], _Timed, int, int]:
+    """Sec. 4.3: moves/swaps of the new batch's critical tasks, each kept only if it helps."""
+    from heuristics.far_refine import pick_move, pick_swap
+
+    timed = _time_batch(tree, state, sessions, earliest, reconf)
+    moves = swaps = 0
+    for _ in range(max_ops):
+        omega = timed.end
+        tol = 1e-9 * max(1.0, omega)
+        improved = False
+        critical = [i for i, e in enumerate(timed.session_end) if e >= omega - tol]
+        for i in critical:
+            node = sessions[i].node
+            alts = [a for a, s in enumerate(sessions) if a != i and tree.size[s.node] == tree.size[node]]
+            if not alts:
+                continue
+            a = min(alts, key=lambda x: (timed.session_end[x], sessions[x].node))
+            margin = omega - timed.session_end[a]
+            if margin <= tol:
+                continue
+            keys_i = sorted((-d, k) for k, (d, _) in enumerate(sessions[i].tasks))
+            keys_a = sorted((-d, k) for k, (d, _) in enumerate(sessions[a].tasks))
+            candidates = []
+            c = pick_move(keys_i, margin)
+            if c is not None:
+                candidates.append(("move", keys_i[c][1], None))
+            pair = pick_swap(keys_i, keys_a, margin)
+            if pair is not None:
+                candidates.append(("swap", keys_i[pair[0]][1], keys_a[pair[1]][1]))
+            for kind, ki, ka in candidates:
+                trial = [_Session(s.node, list(s.tasks)) for s in sessions]
+                ti, ta = trial[i].tasks, trial[a].tasks
+                item_i = ti.pop(ki)
+                if kind == "swap":
+                    item_a = ta.pop(ka)
+                    _insert(ti, item_a, reverse)
+                _insert(ta, item_i, reverse)
+                trial = [s for s in trial if s.tasks]
+                new = _time_batch(tree, state, trial, earliest, reconf)
+                if new.end < omega - tol:
+                    sessions, timed = trial, new
+                    if kind == "move":
+                        moves += 1
+                    else:
+                        swaps += 1
+                    improved = True
+                    break
+            if improved:
+                break
+        if not improved:
+            break
+    return sessions, timed, moves, swaps
+
+
+def _insert(tasks: list[tuple[float, str]], item: tuple[float, str], ascending: bool) -> None:
+    """Ordered insertion: LPT (decreasing) in a normal batch, increasing in a reversed one."""
+    if ascending:
+        bisect.insort(tasks, item)
+    else:
+        keys = [-d for d, _ in tasks]
+        tasks.insert(bisect.bisect_right(keys, -item[0]), item)
+
+
+@dataclass
+class MultiBatchPlan:
+    """A multi-batch FAR result.
+
+    Attributes
+    ----------
+    schedule
+        The combined schedule (checked against the :class:`Workload`).
+    batches
+        The per-batch :class:`heuristics.far.FarPlan` (each planned from time 0).
+    makespan
+        Last task end of the combined schedule.
+    stats
+        ``method``, ``moves``, ``swaps`` (Sec. 4.3 operations kept, total),
+        ``moves_per_batch``, ``swaps_per_batch``, ``batch_ends``, ``reused``
+        (instances carried across a batch boundary).
+    """
+
+    workload: Workload
+    schedule: Schedule
+    batches: list[Any]
+    makespan: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tree(self) -> str:
+        return "\n".join(f"Batch {b} (release {w.release:g}):\n{p.tree}"
+                         for b, (w, p) in enumerate(zip(self.workload.batches, self.batches)))
+
+
+def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = True, *, max_ops: int = 1000,
+                  plans: Sequence[Any] | None = None, **far_params: Any) -> MultiBatchPlan:
+    """Schedule a multi-batch workload online (Sec. 4).
+
+    Parameters
+    ----------
+    workload
+        Batches with release times.
+    method
+        ``"trivial"``, ``"reversed"`` or ``"move_swap"`` (see the module docstring).
+    refine
+        FAR phase 3 for every batch.
+    max_ops
+        Cap on move/swap rounds per batch boundary.
+    plans
+        Already computed FAR plans of the batches (to compare methods cheaply).
+    **far_params
+        Passed to :func:`heuristics.far.plan` for each batch.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> w = mig.generate_workload([5, 5, 5], [0.0, 10.0, 20.0], gpu="A30", seed=4)
+    >>> r = plan_workload(w, "trivial")
+    >>> mig.check(w, r.schedule), r.makespan >= max(b.release for b in w.batches)
+    ([], True)
+    """
+    from heuristics import far
+
+    if not isinstance(workload, Workload):
+        raise InstanceError(f"expected a mig.Workload, got {type(workload).__name__}", field="workload")
+    if method not in METHODS:
+        raise InstanceError(f"unknown concatenation method {method!r}; known: {', '.join(METHODS)}",
+                            field="method")
+    gpu = workload.gpu
+    tree = far._Tree(gpu)
+    reconf = gpu.reconfigurable
+    if plans is None:
+        plans = [far.plan(b.with_gpu(gpu) if b.release == 0 else _at_zero(b), refine=refine, **far_params)
+                 for b in workload.batches]
+    state = _State(gpu.num_slices)
+    all_tasks: list[ScheduledTask] = []
+    all_ops: list[Reconfiguration] = []
+    moves_pb, swaps_pb, ends, reused = [], [], [], 0
+    for b, (batch, fp) in enumerate(zip(workload.batches, plans)):
+        reverse = method != "trivial" and b % 2 == 1
+        sessions = _sessions(fp, tree, reverse)
+        earliest = batch.release
+        if method == "trivial":
+            earliest = max(earliest, state.last_end)
+        reused += sum(1 for s in sessions if s.node in state.live)
+        if method == "move_swap" and b > 0:
+            sessions, timed, mv, sw = _improve(tree, state, sessions, earliest, reconf, reverse, max_ops)
+        else:
+            timed, mv, sw = _time_batch(tree, state, sessions, earliest, reconf), 0, 0
+        moves_pb.append(mv)
+        swaps_pb.append(sw)
+        ends.append(timed.end)
+        all_tasks += timed.tasks
+        all_ops += timed.ops
+        state = timed.state
+    all_ops.sort(key=lambda o: o.start)
+    sched = Schedule(gpu, all_tasks, all_ops)
+    stats = {"method": method, "moves": sum(moves_pb), "swaps": sum(swaps_pb), "moves_per_batch": moves_pb,
+             "swaps_per_batch": swaps_pb, "batch_ends": ends, "reused": reused}
+    return MultiBatchPlan(workload, sched, list(plans), sched.makespan, stats)
+
+
+def _at_zero(batch: Any) -> Any:
+    from instances.mig_problem import Problem
+
+    return Problem(batch.gpu, batch.tasks, 0.0)
+
+
+def compare_concatenations(workload: Workload, refine: bool = True, **far_params: Any) -> dict[str, Any]:
+    """Makespans of the three methods on the same FAR batch plans, with Sec. 6.7.1's percentages.
+
+    ``p_rev = (trivial / reversed - 1) * 100`` and
+    ``p_move_swap = (trivial / move_swap - 1) * 100`` (Table 7); ``moves`` and
+    ``swaps`` of the move/swap method (Table 8).
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> w = mig.generate_workload([8, 8], [0.0, 0.0], gpu="A100", seed=5)
+    >>> r = compare_concatenations(w)
+    >>> r["move_swap"] <= r["reversed"]
+    True
+    """
+    from heuristics import far
+
+    plans = [far.plan(_at_zero(b), refine=refine, **far_params) for b in workload.batches]
+    out: dict[str, Any] = {}
+    for m in METHODS:
+        res = plan_workload(workload, m, refine, plans=plans)
+        out[m] = res.makespan
+        if m == "move_swap":
+            out["moves"], out["swaps"] = res.stats["moves"], res.stats["swaps"]
+    out["p_rev"] = (out["trivial"] / out["reversed"] - 1.0) * 100.0
+    out["p_move_swap"] = (out["trivial"] / out["move_swap"] - 1.0) * 100.0
+    return out
