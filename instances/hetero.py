@@ -1,0 +1,658 @@
+"""Weighted-tardiness scheduling on heterogeneous GPUs (seed 002).
+
+Problem data, validation, JSON load/save, a seeded generator, the OR-Library
+weighted-tardiness reader, the schedule type, the independent checker and the
+performance metrics of seed 002.
+
+Model (seed 002, Sec. I.B): task ``i`` has workload ``L_i``, memory demand
+``m_i`` (GB), deadline ``d_i``, weight ``w_i`` and arrival ``a_i``; GPU ``j``
+has speed ``v_j`` (workload per time unit) and memory ``M_j`` (GB). Task
+``i`` runs on GPU ``j`` for ``p_ij = L_i / v_j`` time units, without
+preemption, only if ``m_i <= M_j`` (eq. 3), never before ``a_i`` (eq. 5),
+one task at a time per GPU (eq. 6). The objective is the total weighted
+tardiness ``sum_i w_i max(0, c_i - d_i)`` (eq. 1).
+
+A task whose memory demand exceeds every GPU's memory cannot be scheduled at
+all (the MILP (1)-(6) would be infeasible). We keep such tasks in the problem,
+list them in :attr:`HeteroProblem.unfit`, and every schedule must report them
+in :attr:`Schedule.unscheduled`; the objective and metrics are over the
+scheduled tasks.
+
+Examples
+--------
+>>> problem = generate(n=6, gpus=("T4", "A100-80GB"), seed=0)
+>>> problem.n, problem.m
+(6, 2)
+>>> wt = orlib_wt40(1)          # OR-Library wt40 instance 1, one GPU
+>>> wt.n, wt.m, orlib_wt40_optimum(1)
+(40, 1, 913)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from instances.errors import InstanceError
+
+__all__ = [
+    "Task", "GPU", "HeteroProblem", "Assignment", "Schedule", "Metrics",
+    "GPU_MODELS", "generate", "load", "save", "from_dict",
+    "orlib_wt40", "orlib_wt40_all", "orlib_wt40_optimum",
+    "check", "metrics", "evaluate_sequences", "weighted_tardiness",
+]
+
+#: Absolute tolerance for time comparisons in the checker (time units).
+TOL = 1e-6
+
+
+# ---------------------------------------------------------------------------
+# data types
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Task:
+    """One task of seed 002 Sec. I.B (workload, memory, deadline, weight, arrival)."""
+
+    name: str
+    workload: float
+    memory: float = 0.0
+    deadline: float = 0.0
+    weight: float = 1.0
+    arrival: float = 0.0
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU of the cluster: speed ``v_j`` (workload per time unit) and memory ``M_j`` (GB)."""
+
+    name: str
+    speed: float
+    memory: float = math.inf
+    model: str = ""
+
+
+def _check_number(value: Any, *, source, task, field, positive=False, nonneg=False,
+                  allow_inf=False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InstanceError(f"must be a number, got {value!r}", source=source, task=task, field=field)
+    value = float(value)
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise InstanceError(f"must be finite, got {value!r}", source=source, task=task, field=field)
+    if positive and not value > 0:
+        raise InstanceError(f"must be > 0, got {value!r}", source=source, task=task, field=field)
+    if nonneg and value < 0:
+        raise InstanceError(f"must be >= 0, got {value!r}", source=source, task=task, field=field)
+    return value
+
+
+@dataclass(frozen=True)
+class HeteroProblem:
+    """A heterogeneous-GPU total-weighted-tardiness instance (seed 002, Sec. I).
+
+    Parameters
+    ----------
+    tasks
+        The tasks; names must be unique.
+    gpus
+        The GPUs; names must be unique, at least one.
+    name
+        A label (file name, OR-Library instance number, generator settings).
+    source
+        Where the data came from, used in error messages.
+
+    Raises
+    ------
+    InstanceError
+        On any invalid field (workload <= 0, negative memory, arrival or
+        weight, deadline not finite, duplicate names, no GPU ...).
+
+    Examples
+    --------
+    >>> pb = HeteroProblem(tasks=(Task("a", 4, 8, 5, 2, 0),), gpus=(GPU("g", 2.0, 16),))
+    >>> float(pb.p[0, 0])
+    2.0
+    """
+
+    tasks: tuple[Task, ...]
+    gpus: tuple[GPU, ...]
+    name: str = ""
+    source: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+        object.__setattr__(self, "gpus", tuple(self.gpus))
+        src = self.source
+        if not self.gpus:
+            raise InstanceError("the cluster needs at least one GPU", source=src, field="gpus")
+        seen = set()
+        for g in self.gpus:
+            if not isinstance(g, GPU):
+                raise InstanceError(f"not a GPU: {g!r}", source=src, field="gpus")
+            if g.name in seen:
+                raise InstanceError(f"duplicate GPU name {g.name!r}", source=src, field="gpus")
+            seen.add(g.name)
+            _check_number(g.speed, source=src, task=None, field=f"gpus.{g.name}.speed", positive=True)
+            _check_number(g.memory, source=src, task=None, field=f"gpus.{g.name}.memory",
+                          nonneg=True, allow_inf=True)
+        seen = set()
+        for t in self.tasks:
+            if not isinstance(t, Task):
+                raise InstanceError(f"not a Task: {t!r}", source=src, field="tasks")
+            if t.name in seen:
+                raise InstanceError("duplicate task name", source=src, task=t.name, field="name")
+            seen.add(t.name)
+            _check_number(t.workload, source=src, task=t.name, field="workload", positive=True)
+            _check_number(t.memory, source=src, task=t.name, field="memory", nonneg=True)
+            _check_number(t.deadline, source=src, task=t.name, field="deadline")
+            _check_number(t.weight, source=src, task=t.name, field="weight", nonneg=True)
+            _check_number(t.arrival, source=src, task=t.name, field="arrival", nonneg=True)
+
+    # -- derived arrays (numpy, index = position in tasks / gpus) ----------
+    @property
+    def n(self) -> int:
+        return len(self.tasks)
+
+    @property
+    def m(self) -> int:
+        return len(self.gpus)
+
+    @cached_property
+    def p(self) -> np.ndarray:
+        """``p[i, j] = L_i / v_j`` (seed 002, derived parameter)."""
+        L = np.array([t.workload for t in self.tasks], dtype=float)
+        v = np.array([g.speed for g in self.gpus], dtype=float)
+        return L[:, None] / v[None, :]
+
+    @cached_property
+    def eligible(self) -> np.ndarray:
+        """``eligible[i, j]``: task ``i`` fits GPU ``j``'s memory (eq. 3)."""
+        mem = np.array([t.memory for t in self.tasks], dtype=float)
+        cap = np.array([g.memory for g in self.gpus], dtype=float)
+        return mem[:, None] <= cap[None, :]
+
+    @cached_property
+    def unfit(self) -> tuple[str, ...]:
+        """Names of tasks that fit no GPU: they can never be scheduled."""
+        return tuple(t.name for t, ok in zip(self.tasks, self.eligible.any(axis=1)) if not ok)
+
+    @cached_property
+    def arrival(self) -> np.ndarray:
+        return np.array([t.arrival for t in self.tasks], dtype=float)
+
+    @cached_property
+    def deadline(self) -> np.ndarray:
+        return np.array([t.deadline for t in self.tasks], dtype=float)
+
+    @cached_property
+    def weight(self) -> np.ndarray:
+        return np.array([t.weight for t in self.tasks], dtype=float)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Task name -> position."""
+        return {t.name: i for i, t in enumerate(self.tasks)}
+
+    @cached_property
+    def gpu_index(self) -> dict[str, int]:
+        return {g.name: j for j, g in enumerate(self.gpus)}
+
+    def to_dict(self) -> dict:
+        def num(x):
+            x = float(x)
+            return int(x) if x.is_integer() else (None if math.isinf(x) else x)
+        return {
+            "name": self.name,
+            "gpus": [{"name": g.name, "model": g.model, "speed": num(g.speed),
+                      "memory": num(g.memory)} for g in self.gpus],
+            "tasks": [{"name": t.name, "workload": num(t.workload), "memory": num(t.memory),
+                       "deadline": num(t.deadline), "weight": num(t.weight),
+                       "arrival": num(t.arrival)} for t in self.tasks],
+        }
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+def from_dict(data: Any, source: str | None = None) -> HeteroProblem:
+    """Build a problem from its JSON form (see :func:`save`), validating every field.
+
+    Examples
+    --------
+    >>> from_dict({"gpus": [{"name": "g", "speed": 1}], "tasks": [{"name": "a", "workload": 3,
+    ...            "deadline": 2}]}).p.tolist()
+    [[3.0]]
+    """
+    if not isinstance(data, dict):
+        raise InstanceError("top level must be an object with 'gpus' and 'tasks'", source=source)
+    for key in ("gpus", "tasks"):
+        if not isinstance(data.get(key), list):
+            raise InstanceError(f"missing or not a list: {key!r}", source=source, field=key)
+    gpus = []
+    for k, g in enumerate(data["gpus"]):
+        if not isinstance(g, dict):
+            raise InstanceError("GPU entry must be an object", source=source, field=f"gpus[{k}]")
+        name = str(g.get("name", f"g{k}"))
+        if "speed" not in g:
+            raise InstanceError("missing", source=source, field=f"gpus.{name}.speed")
+        mem = g.get("memory", None)
+        mem = math.inf if mem is None else _check_number(
+            mem, source=source, task=None, field=f"gpus.{name}.memory", nonneg=True)
+        gpus.append(GPU(name, _check_number(g["speed"], source=source, task=None,
+                                            field=f"gpus.{name}.speed", positive=True),
+                        mem, str(g.get("model", ""))))
+    tasks = []
+    for k, t in enumerate(data["tasks"]):
+        if not isinstance(t, dict):
+            raise InstanceError("task entry must be an object", source=source, field=f"tasks[{k}]")
+        name = str(t.get("name", f"t{k}"))
+        vals = {}
+        for key, default in (("workload", None), ("memory", 0.0), ("deadline", None),
+                             ("weight", 1.0), ("arrival", 0.0)):
+            if key not in t and default is None:
+                raise InstanceError("missing", source=source, task=name, field=key)
+            vals[key] = _check_number(t.get(key, default), source=source, task=name, field=key)
+        tasks.append(Task(name, **vals))
+    return HeteroProblem(tuple(tasks), tuple(gpus), name=str(data.get("name", "")), source=source)
+
+
+def load(path: str | Path) -> HeteroProblem:
+    """Read a problem from a JSON file; bad content raises :class:`InstanceError` naming the file."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InstanceError(f"not valid JSON ({exc.msg} at line {exc.lineno})", source=str(path)) from None
+    except OSError as exc:
+        raise InstanceError(f"cannot read ({exc.strerror})", source=str(path)) from None
+    return from_dict(data, source=str(path))
+
+
+def save(problem: HeteroProblem, path: str | Path) -> None:
+    """Write ``problem`` as JSON (round-trips through :func:`load`)."""
+    Path(path).write_text(json.dumps(problem.to_dict(), indent=1))
+
+
+# ---------------------------------------------------------------------------
+# generator
+# ---------------------------------------------------------------------------
+
+#: GPU models of the generator: (relative speed, memory GB). Speeds are rough
+#: relative training throughputs (T4 = 1) from public benchmarks, rounded to
+#: values whose reciprocals are short decimals (1, 2, 2.5, 5, 10), so that
+#: ``p_ij = L_i / v_j`` with integer ``L_i`` is exact at resolution 0.1 and the
+#: CP-SAT model needs no rounding.
+GPU_MODELS: dict[str, tuple[float, float]] = {
+    "T4": (1.0, 16.0),
+    "L4": (2.0, 24.0),
+    "V100": (2.5, 32.0),
+    "A100-40GB": (5.0, 40.0),
+    "A100-80GB": (5.0, 80.0),
+    "H100": (10.0, 80.0),
+}
+
+#: Memory demands (GB) of the generator and their probabilities: most jobs are
+#: small (inference, fine-tuning), a few need a large GPU.
+MEMORY_LEVELS = (4.0, 8.0, 12.0, 16.0, 24.0, 32.0, 40.0, 64.0, 80.0)
+MEMORY_PROBS = (0.20, 0.20, 0.15, 0.15, 0.10, 0.08, 0.06, 0.04, 0.02)
+
+
+def generate(n: int, gpus: Sequence[str] | int = ("T4", "V100", "A100-80GB"), *,
+             tightness: float = 0.6, rdd: float = 0.6, load: float = 0.9,
+             median_workload: float = 30.0, sigma: float = 0.8, seed: int = 0,
+             unfit: int = 0) -> HeteroProblem:
+    """Seeded random instance: a cluster of mixed GPU models and ``n`` tasks.
+
+    Every draw uses ``numpy.random.default_rng(seed)`` in a fixed order, so a
+    seed gives the same instance on any machine. Distributions:
+
+    - cluster: ``gpus`` lists model names of :data:`GPU_MODELS`; an integer
+      ``k`` draws ``k`` models uniformly from the table.
+    - workload ``L_i`` (T4-seconds): lognormal with the given median and
+      ``sigma``, rounded to an integer >= 1 (heavy-tailed job sizes).
+    - memory ``m_i``: from :data:`MEMORY_LEVELS` with :data:`MEMORY_PROBS`,
+      restricted to levels that fit the largest GPU (renormalised). ``unfit``
+      extra tasks get twice the largest GPU memory (they fit nowhere).
+    - arrivals: a Poisson process; inter-arrival times exponential with mean
+      ``mean(L) / (load * sum_j v_j)`` (offered load ``load`` of the cluster),
+      first arrival 0, rounded down to integers.
+    - deadlines: the OR-Library scheme (Potts & Van Wassenhove) adapted to
+      arrivals and a cluster: ``d_i = max(a_i + pmin_i, U[P(1-TF-RDD/2),
+      P(1-TF+RDD/2)])`` rounded to an integer, where ``pmin_i`` is the
+      fastest eligible run time (so no task is late by construction),
+      ``P = sum_i L_i / (load sum_j v_j)`` the expected span of the arrivals
+      (the fluid makespan stretched by the load), ``TF = tightness``
+      (tardiness factor, higher = tighter) and ``RDD = rdd`` (relative range
+      of due dates).
+    - weights ``w_i``: integers uniform in [1, 10], as in the OR-Library.
+
+    Examples
+    --------
+    >>> pb = generate(8, gpus=("T4", "H100"), seed=3)
+    >>> pb == generate(8, gpus=("T4", "H100"), seed=3)
+    True
+    """
+    if not isinstance(n, (int, np.integer)) or n < 0:
+        raise InstanceError(f"n must be an integer >= 0, got {n!r}", field="n")
+    if not 0 <= tightness <= 1:
+        raise InstanceError(f"must be in [0, 1], got {tightness!r}", field="tightness")
+    if not 0 < rdd <= 1:
+        raise InstanceError(f"must be in (0, 1], got {rdd!r}", field="rdd")
+    if not load > 0:
+        raise InstanceError(f"must be > 0, got {load!r}", field="load")
+    rng = np.random.default_rng(seed)
+    names = list(GPU_MODELS)
+    if isinstance(gpus, (int, np.integer)):
+        if gpus < 1:
+            raise InstanceError(f"need at least one GPU, got {gpus!r}", field="gpus")
+        models = [names[k] for k in rng.integers(0, len(names), size=int(gpus))]
+    else:
+        models = list(gpus)
+        if not models:
+            raise InstanceError("need at least one GPU", field="gpus")
+        for mname in models:
+            if mname not in GPU_MODELS:
+                raise InstanceError(f"unknown GPU model {mname!r}; known: {', '.join(names)}",
+                                    field="gpus")
+    cluster = tuple(GPU(f"g{j}-{mname}", GPU_MODELS[mname][0], GPU_MODELS[mname][1], mname)
+                    for j, mname in enumerate(models))
+    speeds = np.array([g.speed for g in cluster])
+    caps = np.array([g.memory for g in cluster])
+    total = int(n) + int(unfit)
+    L = np.maximum(1, np.rint(median_workload * np.exp(sigma * rng.standard_normal(total))))
+    levels = np.array(MEMORY_LEVELS)
+    probs = np.array(MEMORY_PROBS) * (levels <= caps.max())
+    mem = rng.choice(levels, size=total, p=probs / probs.sum())
+    mem[n:] = 2 * caps.max()
+    gaps = rng.exponential(L.mean() / (load * speeds.sum()), size=total)
+    gaps[0] = 0.0
+    arrival = np.floor(np.cumsum(gaps))
+    P = L.sum() / (load * speeds.sum())
+    u = rng.uniform(P * (1 - tightness - rdd / 2), P * (1 - tightness + rdd / 2), size=total)
+    pmin = np.array([min((l / v for v, c in zip(speeds, caps) if mm <= c), default=l / speeds.max())
+                     for l, mm in zip(L, mem)])
+    deadline = np.ceil(np.maximum(arrival + pmin, np.rint(u)))
+    weight = rng.integers(1, 11, size=total)
+    tasks = tuple(Task(f"t{i}", float(L[i]), float(mem[i]), float(deadline[i]), float(weight[i]),
+                       float(arrival[i])) for i in range(total))
+    label = f"hetero-n{n}-{'+'.join(models)}-TF{tightness}-RDD{rdd}-load{load}-seed{seed}"
+    return HeteroProblem(tasks, cluster, name=label)
+
+
+# ---------------------------------------------------------------------------
+# OR-Library weighted tardiness (single GPU, all arrivals 0, memory ignored)
+# ---------------------------------------------------------------------------
+
+_ORLIB_N = 40
+_ORLIB_COUNT = 125
+
+
+def _orlib_text(name: str) -> tuple[str, str]:
+    ref = resources.files("instances").joinpath("data", "orlib-wt", name)
+    return ref.read_text(), f"instances/data/orlib-wt/{name}"
+
+
+def _orlib_numbers() -> np.ndarray:
+    text, src = _orlib_text("wt40.txt")
+    try:
+        vals = np.array(text.split(), dtype=np.int64)
+    except ValueError:
+        raise InstanceError("non-integer token in OR-Library file", source=src) from None
+    if vals.size != _ORLIB_COUNT * 3 * _ORLIB_N:
+        raise InstanceError(f"expected {_ORLIB_COUNT * 3 * _ORLIB_N} integers, found {vals.size}",
+                            source=src)
+    return vals.reshape(_ORLIB_COUNT, 3, _ORLIB_N)
+
+
+def orlib_wt40(k: int) -> HeteroProblem:
+    """OR-Library wt40 instance ``k`` (1-based, 1..125) as a single-GPU problem.
+
+    The file lists, per instance, 40 processing times, 40 weights, 40 due
+    dates. The GPU has speed 1 and unlimited memory, tasks arrive at 0 and need
+    no memory: exactly the restriction of seed 002 Sec. II (1||sum w_j T_j).
+
+    Examples
+    --------
+    >>> pb = orlib_wt40(1)
+    >>> pb.tasks[0].workload, pb.tasks[0].weight, pb.tasks[0].deadline
+    (26.0, 1.0, 1588.0)
+    """
+    if not isinstance(k, (int, np.integer)) or not 1 <= k <= _ORLIB_COUNT:
+        raise InstanceError(f"instance number must be in 1..{_ORLIB_COUNT}, got {k!r}",
+                            source="instances/data/orlib-wt/wt40.txt")
+    p, w, d = _orlib_numbers()[k - 1]
+    tasks = tuple(Task(f"j{i + 1}", float(p[i]), 0.0, float(d[i]), float(w[i]), 0.0)
+                  for i in range(_ORLIB_N))
+    return HeteroProblem(tasks, (GPU("machine", 1.0, math.inf, "single"),), name=f"wt40-{k}",
+                         source="instances/data/orlib-wt/wt40.txt")
+
+
+def orlib_wt40_all() -> list[HeteroProblem]:
+    """All 125 wt40 instances, in file order."""
+    return [orlib_wt40(k) for k in range(1, _ORLIB_COUNT + 1)]
+
+
+def orlib_wt40_optimum(k: int | None = None):
+    """Known optimum of wt40 instance ``k`` (1-based), or the list of all 125.
+
+    Instance 19 is the one whose value is only the best known (see the
+    shipped README.txt); the other 124 are proven optima.
+    """
+    text, src = _orlib_text("wtopt40.txt")
+    vals = [int(x) for x in text.split()]
+    if len(vals) != _ORLIB_COUNT:
+        raise InstanceError(f"expected {_ORLIB_COUNT} values, found {len(vals)}", source=src)
+    if k is None:
+        return vals
+    if not isinstance(k, (int, np.integer)) or not 1 <= k <= _ORLIB_COUNT:
+        raise InstanceError(f"instance number must be in 1..{_ORLIB_COUNT}, got {k!r}", source=src)
+    return vals[k - 1]
+
+
+# ---------------------------------------------------------------------------
+# schedules
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Assignment:
+    """Task ``task`` runs on GPU ``gpu`` from ``start`` to ``end``."""
+
+    task: str
+    gpu: str
+    start: float
+    end: float
+
+
+@dataclass
+class Schedule:
+    """A schedule: one assignment per schedulable task, plus the tasks that fit no GPU.
+
+    Examples
+    --------
+    >>> s = Schedule([Assignment("a", "g", 0.0, 2.0)], unscheduled=["b"])
+    >>> Schedule.from_json(s.to_json()) == s
+    True
+    """
+
+    assignments: list[Assignment]
+    unscheduled: list[str] = field(default_factory=list)
+
+    @property
+    def makespan(self) -> float:
+        """``C_max`` (eq. 11); 0 for an empty schedule."""
+        return max((a.end for a in self.assignments), default=0.0)
+
+    def sequences(self, problem: HeteroProblem) -> list[list[int]]:
+        """Task indices per GPU in start order."""
+        seqs: list[list[tuple[float, int]]] = [[] for _ in problem.gpus]
+        for a in self.assignments:
+            seqs[problem.gpu_index[a.gpu]].append((a.start, problem.index[a.task]))
+        return [[i for _, i in sorted(s)] for s in seqs]
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "tasks": [{"task": a.task, "gpu": a.gpu, "start": a.start, "end": a.end}
+                      for a in self.assignments],
+            "unscheduled": list(self.unscheduled),
+            "makespan": self.makespan,
+        })
+
+    @classmethod
+    def from_json(cls, text: str, source: str | None = None) -> "Schedule":
+        try:
+            data = json.loads(text)
+            assignments = [Assignment(str(e["task"]), str(e["gpu"]), float(e["start"]),
+                                      float(e["end"])) for e in data["tasks"]]
+            return cls(assignments, [str(t) for t in data.get("unscheduled", [])])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise InstanceError(f"not a schedule ({exc})", source=source) from None
+
+
+def evaluate_sequences(problem: HeteroProblem, sequences: Sequence[Sequence[int]]) -> Schedule:
+    """Semi-active schedule of per-GPU task sequences: each task starts at
+    ``max(a_i, end of its predecessor)`` (eqs. 4-6). Tasks in ``problem.unfit``
+    are reported as unscheduled.
+
+    Examples
+    --------
+    >>> pb = orlib_wt40(1)
+    >>> evaluate_sequences(pb, [list(range(40))]).makespan == sum(t.workload for t in pb.tasks)
+    True
+    """
+    p, a = problem.p, problem.arrival
+    out = []
+    for j, seq in enumerate(sequences):
+        t = 0.0
+        gname = problem.gpus[j].name
+        for i in seq:
+            start = max(float(a[i]), t)
+            t = start + float(p[i, j])
+            out.append(Assignment(problem.tasks[i].name, gname, start, t))
+    return Schedule(out, list(problem.unfit))
+
+
+def weighted_tardiness(problem: HeteroProblem, schedule: Schedule) -> float:
+    """Objective (1): ``sum_i w_i max(0, c_i - d_i)`` over the scheduled tasks."""
+    total = 0.0
+    for a in schedule.assignments:
+        t = problem.tasks[problem.index[a.task]]
+        total += t.weight * max(0.0, a.end - t.deadline)
+    return total
+
+
+def check(problem: HeteroProblem, schedule: Schedule, tol: float = TOL) -> list[str]:
+    """Independent feasibility check; returns the violations ([] = feasible).
+
+    Verifies: every task that fits some GPU is assigned exactly once to a
+    known GPU (eq. 2) and tasks that fit none are listed as unscheduled;
+    memory (eq. 3); duration ``end - start = L_i / v_j`` (eq. 4); arrival
+    (eq. 5); no overlap on a GPU (eq. 6).
+
+    Examples
+    --------
+    >>> pb = HeteroProblem((Task("a", 2, 0, 5), Task("b", 2, 0, 5)), (GPU("g", 1.0),))
+    >>> check(pb, Schedule([Assignment("a", "g", 0, 2), Assignment("b", "g", 1, 3)]))
+    ['GPU g: tasks a [0, 2] and b [1, 3] overlap']
+    """
+    errors: list[str] = []
+    unfit = set(problem.unfit)
+    seen: dict[str, int] = {}
+    per_gpu: dict[str, list[Assignment]] = {g.name: [] for g in problem.gpus}
+    for a in schedule.assignments:
+        if a.task not in problem.index:
+            errors.append(f"task {a.task}: not in the problem")
+            continue
+        seen[a.task] = seen.get(a.task, 0) + 1
+        if a.gpu not in problem.gpu_index:
+            errors.append(f"task {a.task}: unknown GPU {a.gpu}")
+            continue
+        i, j = problem.index[a.task], problem.gpu_index[a.gpu]
+        task, gpu = problem.tasks[i], problem.gpus[j]
+        if task.memory > gpu.memory:
+            errors.append(f"task {a.task}: memory {task.memory:g} GB > GPU {a.gpu} memory {gpu.memory:g} GB")
+        if not (math.isfinite(a.start) and math.isfinite(a.end)):
+            errors.append(f"task {a.task}: non-finite start/end")
+            continue
+        if a.start < task.arrival - tol:
+            errors.append(f"task {a.task}: starts at {a.start:g} before its arrival {task.arrival:g}")
+        dur = task.workload / gpu.speed
+        if abs((a.end - a.start) - dur) > tol * max(1.0, dur):
+            errors.append(f"task {a.task}: runs {a.end - a.start:g} on GPU {a.gpu}, needs {dur:g}")
+        per_gpu[a.gpu].append(a)
+    for name, count in seen.items():
+        if count > 1:
+            errors.append(f"task {name}: assigned {count} times")
+    for t in problem.tasks:
+        if t.name in unfit:
+            if t.name in seen:
+                errors.append(f"task {t.name}: fits no GPU but is scheduled")
+            if t.name not in schedule.unscheduled:
+                errors.append(f"task {t.name}: fits no GPU and is not reported unscheduled")
+        elif t.name not in seen:
+            errors.append(f"task {t.name}: not scheduled")
+    for name in schedule.unscheduled:
+        if name not in unfit:
+            errors.append(f"task {name}: reported unscheduled but fits a GPU")
+    for gname, items in per_gpu.items():
+        items.sort(key=lambda a: (a.start, a.end))
+        for x, y in zip(items, items[1:]):
+            if y.start < x.end - tol:
+                errors.append(f"GPU {gname}: tasks {x.task} [{x.start:g}, {x.end:g}] and "
+                              f"{y.task} [{y.start:g}, {y.end:g}] overlap")
+    return errors
+
+
+# ---------------------------------------------------------------------------
+# metrics (seed 002, Sec. I.E)
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Metrics:
+    """The performance metrics of seed 002 Sec. I.E, over the scheduled tasks."""
+
+    twt: float          #: total weighted tardiness, eq. (1)
+    twct: float         #: total weighted completion (flow) time, eq. (7)
+    act: float          #: average completion (flow) time, eq. (8)
+    dmc: int            #: deadline miss count, eq. (9)
+    dmr: float          #: deadline miss rate, eq. (10)
+    makespan: float     #: C_max, eq. (11)
+    utilisation: float  #: eta, eq. (12)
+    unscheduled: int    #: tasks that fit no GPU (not in the sums above)
+
+
+def metrics(problem: HeteroProblem, schedule: Schedule, tol: float = TOL) -> Metrics:
+    """Metrics (1), (7)-(12) of a schedule.
+
+    ``c_i - a_i`` is used in (7) and (8) exactly as written (flow time). In
+    (12) the window starts at the earliest arrival of a scheduled task; a
+    window of length 0 (no work) gives utilisation 0. A task is late when
+    ``c_i > d_i + tol``.
+
+    Examples
+    --------
+    >>> pb = HeteroProblem((Task("a", 2, 0, 1, 3, 0),), (GPU("g", 1.0), GPU("h", 2.0)))
+    >>> metrics(pb, Schedule([Assignment("a", "g", 0, 2)]))
+    Metrics(twt=3.0, twct=6.0, act=2.0, dmc=1, dmr=1.0, makespan=2.0, utilisation=0.5, unscheduled=0)
+    """
+    rows = [(problem.tasks[problem.index[a.task]], a) for a in schedule.assignments]
+    n = len(rows)
+    if n == 0:
+        return Metrics(0.0, 0.0, 0.0, 0, 0.0, 0.0, 0.0, len(schedule.unscheduled))
+    twt = sum(t.weight * max(0.0, a.end - t.deadline) for t, a in rows)
+    twct = sum(t.weight * (a.end - t.arrival) for t, a in rows)
+    act = sum(a.end - t.arrival for t, a in rows) / n
+    dmc = sum(1 for t, a in rows if a.end > t.deadline + tol)
+    cmax = max(a.end for _, a in rows)
+    window = cmax - min(t.arrival for t, _ in rows)
+    busy = sum(a.end - a.start for _, a in rows)
+    eta = busy / (problem.m * window) if window > 0 else 0.0
+    return Metrics(float(twt), float(twct), float(act), dmc, dmc / n, float(cmax), float(eta),
+                   len(schedule.unscheduled))
