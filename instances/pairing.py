@@ -43,7 +43,8 @@ from __future__ import annotations
 import csv
 import itertools
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
@@ -403,6 +404,10 @@ class ConfigSpace:
 
         Raises InstanceError when no pair satisfies the budget.
         """
+        return self._power_pairs
+
+    @cached_property
+    def _power_pairs(self) -> tuple[tuple[float, float], ...]:
         if self.budget == "equal":
             pairs = tuple((c, g) for c in self.cpu_caps for g in self.gpu_caps
                           if abs(c + g - self.p_total) < 1e-9)
@@ -537,7 +542,8 @@ class AnalyticModel(SlowdownModel):
 
     The slowdown is ``(1 - g) A_c ((1 - m_c)/s_c + m_c kappa_c) + g A_g ((1 - m_g)/s_g
     + m_g kappa_g)``; it is 1 for a solo run with all resources and no cap and
-    never grows when a cap or a share grows.
+    never grows when a cap grows. (A larger own share can slow a job: it also
+    raises the chip's power demand under the same cap.)
 
     Examples
     --------

@@ -1,0 +1,195 @@
+"""Benchmark: co-scheduling with Edmonds' matching vs time sharing (seed 003, Sec. 5).
+
+``python -m benchmarks.pairing`` prints
+
+1. the paper's three job mixes (Table 6) under P_total = 350 and 400 W: total
+   time of time sharing with naive caps, with optimal caps, Algorithm 1, and
+   the exact optimum (CP-SAT), the speed-up over naive time sharing (the
+   paper's metric, Sec. 5.2) and the job sets chosen (cf. Table 8);
+2. generated queues: mean speed-ups over several seeds;
+3. C = 3 on small generated queues: exact optimum vs the local search vs C = 2;
+4. the full pipeline at W = 200 (configuration search for all 19,900 pairs,
+   matching, split): median wall time of several runs.
+
+All figures use :class:`instances.pairing.AnalyticModel` (or a CSV table via
+``--table``), not the paper's measured hardware.
+
+Examples
+--------
+``python -m benchmarks.pairing --quiet --seeds 2 --timing-runs 3``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+from instances import pairing
+from heuristics import pairing as hp
+
+
+def _speedup(base: float, t: float) -> float:
+    return (base / t - 1.0) * 100.0
+
+
+def _policies(problem: pairing.PairingProblem, exact: bool = True):
+    """Totals and planning times of every policy for one problem."""
+    t0 = time.perf_counter()
+    costs = hp.search(problem)
+    plan = hp.algorithm1(problem, costs=costs)
+    plan_time = time.perf_counter() - t0
+    out = {
+        "naive": hp.time_sharing(problem, "naive").total_time,
+        "opt": hp.time_sharing(problem, "optimal", costs=costs).total_time,
+        "cosched": plan.total_time,
+        "plan_s": plan_time,
+        "plan": plan,
+    }
+    for name, p in (("cosched", plan),):
+        errs = pairing.check(problem, p)
+        if errs:
+            raise RuntimeError(f"{name} plan rejected by the checker: {errs[:2]}")
+    if exact:
+        from milp.pairing import solve
+        res = solve(problem, backend="cpsat", costs=costs, time_limit=60)
+        out["exact"] = res.objective
+        out["exact_status"] = str(res.status)
+    return out
+
+
+def table6(p_totals, model, quiet: bool) -> list[str]:
+    lines = ["## Table 6 job mixes (analytic model)" if isinstance(model, pairing.AnalyticModel)
+             else "## Table 6 job mixes (table model)", "",
+             "| mix | W | P_total | TS+naive [s] | TS+opt [s] | Algorithm 1 [s] | exact [s] | "
+             "speed-up opt caps | speed-up co-sched | planning [ms] | job sets |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for pt in p_totals:
+        for mix in (1, 2, 3):
+            prob = pairing.PairingProblem(pairing.job_mix(mix), pairing.ConfigSpace(p_total=pt),
+                                          model)
+            r = _policies(prob)
+            sets = ", ".join("-".join(s.jobs) for s in r["plan"].sets)
+            lines.append(f"| JobMix{mix} | {prob.W} | {pt:g} | {r['naive']:.2f} | {r['opt']:.2f} | "
+                         f"{r['cosched']:.2f} | {r['exact']:.2f} | "
+                         f"{_speedup(r['naive'], r['opt']):.1f}% | "
+                         f"{_speedup(r['naive'], r['cosched']):.1f}% | {r['plan_s'] * 1e3:.1f} | "
+                         f"{sets} |")
+    return lines
+
+
+def generated(p_totals, Ws, seeds, model, quiet: bool) -> list[str]:
+    from tqdm import tqdm
+    lines = ["## Generated queues (mean over seeds)", "",
+             "| W | P_total | seeds | speed-up opt caps | speed-up co-sched | co-sched = exact | "
+             "co-run sets / W | planning [ms] |", "|---|---|---|---|---|---|---|---|"]
+    todo = [(pt, W) for pt in p_totals for W in Ws]
+    for pt, W in tqdm(todo, disable=quiet, desc="generated queues", file=sys.stderr):
+        su_opt, su_co, eq, frac, plan_ms = [], [], 0, [], []
+        for s in range(seeds):
+            prob = pairing.PairingProblem(pairing.generate(W, seed=s),
+                                          pairing.ConfigSpace(p_total=pt), model)
+            r = _policies(prob, exact=W <= 60)
+            su_opt.append(_speedup(r["naive"], r["opt"]))
+            su_co.append(_speedup(r["naive"], r["cosched"]))
+            eq += "exact" in r and abs(r["exact"] - r["cosched"]) <= W * 1e-6
+            frac.append(sum(len(x.jobs) for x in r["plan"].sets if len(x.jobs) > 1) / W)
+            plan_ms.append(r["plan_s"] * 1e3)
+        eq_txt = f"{eq}/{seeds}" if W <= 60 else "not run"
+        lines.append(f"| {W} | {pt:g} | {seeds} | {statistics.mean(su_opt):.1f}% | "
+                     f"{statistics.mean(su_co):.1f}% | {eq_txt} | {statistics.mean(frac):.2f} | "
+                     f"{statistics.median(plan_ms):.1f} |")
+    return lines
+
+
+def triples(p_total, Ws, seeds, model, quiet: bool) -> list[str]:
+    from tqdm import tqdm
+
+    from milp.pairing import solve
+    lines = ["## C = 3 (triples) on generated queues", "",
+             "| W | seeds | C=2 Edmonds / C=3 OPT | local search / C=3 OPT | exact C=3 solve [s] |",
+             "|---|---|---|---|---|"]
+    for W in tqdm(Ws, disable=quiet, desc="C=3", file=sys.stderr):
+        r2, rl, ts = [], [], []
+        for s in range(seeds):
+            prob = pairing.PairingProblem(pairing.generate(W, seed=100 + s),
+                                          pairing.ConfigSpace(p_total=p_total), model, 3)
+            costs = hp.costs_of(prob, triples=True)
+            t0 = time.perf_counter()
+            res = solve(prob, backend="cpsat", costs=costs, time_limit=60)
+            ts.append(time.perf_counter() - t0)
+            opt = res.objective
+            r2.append(hp.algorithm1(prob, costs=costs).total_time / opt)
+            rl.append(hp.local_search(prob, costs=costs).total_time / opt)
+        lines.append(f"| {W} | {seeds} | {statistics.mean(r2):.4f} (max {max(r2):.4f}) | "
+                     f"{statistics.mean(rl):.4f} (max {max(rl):.4f}) | "
+                     f"{statistics.median(ts):.2f} |")
+    return lines
+
+
+def timing(W: int, runs: int, p_total: float, model, quiet: bool) -> list[str]:
+    from tqdm import tqdm
+    prob = pairing.PairingProblem(pairing.generate(W, seed=0), pairing.ConfigSpace(p_total=p_total),
+                                  model)
+    hp.algorithm1(prob)  # warm-up: imports (highspy, networkx) are not planning time
+    tot, srch, match = [], [], []
+    for _ in tqdm(range(runs), disable=quiet, desc=f"W={W} pipeline", file=sys.stderr):
+        t0 = time.perf_counter()
+        costs = hp.search(prob)
+        t1 = time.perf_counter()
+        plan = hp.algorithm1(prob, costs=costs)
+        t2 = time.perf_counter()
+        tot.append(t2 - t0)
+        srch.append(t1 - t0)
+        match.append(t2 - t1)
+    errs = pairing.check(prob, plan)
+    if errs:
+        raise RuntimeError(f"W={W} plan rejected by the checker: {errs[:2]}")
+    pairs = W * (W - 1) // 2
+    return ["## Full pipeline timing", "",
+            "| W | pairs | configurations / pair | runs | search [s] | matching + split [s] | "
+            "total median [s] | total max [s] |", "|---|---|---|---|---|---|---|---|",
+            f"| {W} | {pairs} | {len(prob.space.corun_configs(2))} | {runs} | "
+            f"{statistics.median(srch):.3f} | {statistics.median(match):.3f} | "
+            f"{statistics.median(tot):.3f} | {max(tot):.3f} |"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.pairing", description=__doc__.split("\n")[0])
+    ap.add_argument("--p-total", type=float, nargs="+", default=[350.0, 400.0],
+                    help="total power caps [W] (Table 4: 350 400)")
+    ap.add_argument("--W", type=int, nargs="+", default=[8, 20, 50, 200],
+                    help="window sizes of the generated queues")
+    ap.add_argument("--seeds", type=int, default=5, help="generated queues per (W, P_total)")
+    ap.add_argument("--triple-W", type=int, nargs="*", default=[6, 9, 12],
+                    help="window sizes for the C = 3 comparison (empty: skip)")
+    ap.add_argument("--timing-W", type=int, default=200, help="W of the pipeline timing (0: skip)")
+    ap.add_argument("--timing-runs", type=int, default=7, help="runs of the pipeline timing")
+    ap.add_argument("--table", help="slowdown CSV for TableModel instead of the analytic model")
+    ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = ap.parse_args(argv)
+    if args.seeds < 1:
+        ap.error("--seeds must be >= 1")
+    if args.timing_runs < 1:
+        ap.error("--timing-runs must be >= 1")
+    if any(w < 1 for w in args.W) or args.timing_W < 0 or any(w < 1 for w in args.triple_W):
+        ap.error("window sizes must be >= 1")
+    try:
+        for pt in args.p_total:
+            pairing.ConfigSpace(p_total=pt).power_pairs()
+        model = pairing.TableModel.from_csv(args.table) if args.table else pairing.AnalyticModel()
+    except pairing.InstanceError as e:
+        ap.error(str(e))
+    out = table6(args.p_total, model, args.quiet)
+    out += [""] + generated(args.p_total, args.W, args.seeds, model, args.quiet)
+    if args.triple_W:
+        out += [""] + triples(args.p_total[0], args.triple_W, args.seeds, model, args.quiet)
+    if args.timing_W:
+        out += [""] + timing(args.timing_W, args.timing_runs, args.p_total[0], model, args.quiet)
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
