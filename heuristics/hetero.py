@@ -1,0 +1,427 @@
+"""Heuristics for weighted tardiness on heterogeneous GPUs (seed 002, Sec. III).
+
+- :func:`fifo`: Sec. III.A, arrival order, GPU with the earliest start.
+- :func:`greedy`: Sec. III.B, arrival order, GPU with the earliest finish (EFT).
+- :func:`sagreedy`: Sec. III.C, simulated annealing over task orderings,
+  each ordering evaluated by EFT list scheduling (eq. 14), exponential
+  cooling, tardy-task prioritisation with ratio rho of eq. (15).
+- :func:`ils`: our stronger method, an iterated local search (Lourenco,
+  Martin & Stuetzle's scheme; swap and insert neighbourhoods as in Crauwels,
+  Potts & Van Wassenhove 1998 for 1||sum w_j T_j) on a "giant tour" that
+  encodes the sequence of every GPU, so one swap/insert neighbourhood moves
+  tasks within a GPU and between GPUs. Whole neighbourhoods are evaluated at
+  once with numpy.
+
+Every function returns an :class:`instances.hetero.Schedule`; tasks that fit
+no GPU (memory, eq. 3) are listed in ``schedule.unscheduled``, never dropped
+silently. All schedules are semi-active (each task starts at
+``max(a_i, end of the previous task on its GPU)``).
+
+Examples
+--------
+>>> from instances import hetero
+>>> pb = hetero.generate(10, seed=2)
+>>> [round(hetero.weighted_tardiness(pb, f(pb))) >= 0 for f in (fifo, greedy, sagreedy, ils)]
+[True, True, True, True]
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from functools import lru_cache
+from typing import Callable, Sequence
+
+import numpy as np
+
+from instances.hetero import HeteroProblem, Schedule, evaluate_sequences
+
+__all__ = ["fifo", "greedy", "list_schedule", "sagreedy", "ils", "METHODS", "objective"]
+
+
+def objective(problem: HeteroProblem, sequences: Sequence[Sequence[int]]) -> float:
+    """Total weighted tardiness (eq. 1) of the semi-active schedule of per-GPU sequences."""
+    p, a, d, w = problem.p, problem.arrival, problem.deadline, problem.weight
+    total = 0.0
+    for j, seq in enumerate(sequences):
+        t = 0.0
+        for i in seq:
+            t = max(a[i], t) + p[i, j]
+            if t > d[i]:
+                total += w[i] * (t - d[i])
+    return float(total)
+
+
+def _arrival_order(problem: HeteroProblem) -> list[int]:
+    # stable: ties in arrival keep the input order
+    return sorted(range(problem.n), key=lambda i: problem.tasks[i].arrival)
+
+
+def _list_sequences(problem: HeteroProblem, order: Sequence[int], rule: str = "eft"):
+    """List scheduling of ``order``: each task goes to the valid GPU with the
+    earliest start (``rule='est'``, FIFO) or earliest finish (``'eft'``,
+    Greedy); ties go to the lowest GPU index. Returns (sequences, objective)."""
+    p, a, d, w = problem.p, problem.arrival, problem.deadline, problem.weight
+    elig = problem.eligible
+    avail = [0.0] * problem.m
+    seqs: list[list[int]] = [[] for _ in range(problem.m)]
+    total = 0.0
+    for i in order:
+        best, best_key = -1, None
+        for j in range(problem.m):
+            if not elig[i, j]:
+                continue
+            s = a[i] if a[i] > avail[j] else avail[j]
+            key = s if rule == "est" else s + p[i, j]
+            if best_key is None or key < best_key:
+                best, best_key = j, key
+        if best < 0:
+            continue  # fits no GPU: reported via problem.unfit
+        s = max(a[i], avail[best])
+        avail[best] = s + p[i, best]
+        seqs[best].append(i)
+        if avail[best] > d[i]:
+            total += w[i] * (avail[best] - d[i])
+    return seqs, float(total)
+
+
+def list_schedule(problem: HeteroProblem, order: Sequence[int], rule: str = "eft") -> Schedule:
+    """Schedule tasks in ``order`` (indices) by list scheduling, ``rule`` 'eft' or 'est'.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> pb = hetero.orlib_wt40(1)
+    >>> hetero.weighted_tardiness(pb, list_schedule(pb, range(40)))  # identity order
+    16672.0
+    """
+    if rule not in ("eft", "est"):
+        raise ValueError(f"rule must be 'eft' or 'est', got {rule!r}")
+    seqs, _ = _list_sequences(problem, list(order), rule)
+    return evaluate_sequences(problem, seqs)
+
+
+def fifo(problem: HeteroProblem) -> Schedule:
+    """FIFO baseline (seed 002, Sec. III.A): arrival order, earliest-start GPU.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> pb = hetero.generate(6, gpus=("T4", "H100"), seed=1)
+    >>> hetero.check(pb, fifo(pb))
+    []
+    """
+    return list_schedule(problem, _arrival_order(problem), "est")
+
+
+def greedy(problem: HeteroProblem) -> Schedule:
+    """Greedy EFT (seed 002, Sec. III.B): arrival order, earliest-finish GPU.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> pb = hetero.generate(6, gpus=("T4", "H100"), seed=1)
+    >>> hetero.check(pb, greedy(pb))
+    []
+    """
+    return list_schedule(problem, _arrival_order(problem), "eft")
+
+
+# ---------------------------------------------------------------------------
+# SAGreedy (seed 002, Sec. III.C)
+# ---------------------------------------------------------------------------
+
+def _completions(problem: HeteroProblem, seqs) -> np.ndarray:
+    c = np.zeros(problem.n)
+    p, a = problem.p, problem.arrival
+    for j, seq in enumerate(seqs):
+        t = 0.0
+        for i in seq:
+            t = max(a[i], t) + p[i, j]
+            c[i] = t
+    return c
+
+
+def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: float | None = None,
+             alpha: float = 0.98, max_iter: int = 1000, seed: int = 0) -> Schedule:
+    """SAGreedy (seed 002, Sec. III.C), as described there.
+
+    1. Start from the Greedy (EFT) solution (arrival order).
+    2. Exponential cooling ``T_{k+1} = alpha T_k`` from ``t_initial`` down to
+       ``t_min`` (or ``max_iter`` steps).
+    3. Neighbour: let tau be the tardy tasks of the current solution
+       (``c_i > d_i``) and rho the ratio of eq. (15),
+       ``min(0.8, max(0.1, (T - T_min) / (T_initial - T_min)))``. The top
+       ``ceil(rho |tau|)`` tardy tasks go first in the new ordering, the other
+       tasks follow in arrival order.
+    4. Accept a worse neighbour with probability ``exp(-Delta / T)``.
+    5. Every ordering is evaluated by greedy EFT list scheduling; fitness is
+       the total weighted tardiness (eq. 14). The best solution seen is returned.
+
+    The seed leaves open what "top" means and how the prioritised tasks are
+    ordered among themselves; we rank tardy tasks by weighted tardiness
+    ``w_i (c_i - d_i)`` (largest first) and put the selected ones first in a
+    random order, which is where the neighbour's randomness comes from. The
+    seed gives no parameter values: ``t_initial`` defaults to 10% of the
+    Greedy fitness (at least 1), ``t_min`` to ``1e-3 t_initial``.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> pb = hetero.generate(10, seed=4)
+    >>> hetero.weighted_tardiness(pb, sagreedy(pb)) <= hetero.weighted_tardiness(pb, greedy(pb))
+    True
+    """
+    rng = np.random.default_rng(seed)
+    base = _arrival_order(problem)
+    rank_in_arrival = {i: k for k, i in enumerate(base)}
+    d, w = problem.deadline, problem.weight
+    cur_order = base
+    cur_seqs, cur_f = _list_sequences(problem, cur_order, "eft")
+    best_seqs, best_f = cur_seqs, cur_f
+    T0 = max(1.0, 0.1 * cur_f) if t_initial is None else float(t_initial)
+    Tmin = 1e-3 * T0 if t_min is None else float(t_min)
+    if not (T0 > Tmin > 0 and 0 < alpha < 1):
+        raise ValueError("need t_initial > t_min > 0 and 0 < alpha < 1")
+    T = T0
+    for _ in range(max_iter):
+        if T < Tmin or best_f == 0:
+            break
+        c = _completions(problem, cur_seqs)
+        scheduled = [i for seq in cur_seqs for i in seq]
+        tardy = [i for i in scheduled if c[i] > d[i]]
+        if not tardy:
+            break
+        rho = min(0.8, max(0.1, (T - Tmin) / (T0 - Tmin)))               # eq. (15)
+        k = max(1, math.ceil(rho * len(tardy)))
+        tardy.sort(key=lambda i: -w[i] * (c[i] - d[i]))
+        top = [tardy[x] for x in rng.permutation(k)]
+        chosen = set(top)
+        order = top + sorted((i for i in base if i not in chosen), key=rank_in_arrival.__getitem__)
+        seqs, f = _list_sequences(problem, order, "eft")
+        delta = f - cur_f
+        if delta <= 0 or rng.random() < math.exp(-delta / T):
+            cur_order, cur_seqs, cur_f = order, seqs, f
+            if f < best_f:
+                best_seqs, best_f = seqs, f
+        T *= alpha
+    return evaluate_sequences(problem, best_seqs)
+
+
+# ---------------------------------------------------------------------------
+# Iterated local search on a giant tour
+# ---------------------------------------------------------------------------
+
+@lru_cache(maxsize=64)
+def _moves(N: int) -> np.ndarray:
+    """Index matrix of every swap (i<j) and insert (remove at i, insert at j,
+    j not in {i, i-1}) of a sequence of length N: row r applied as seq[rows[r]]."""
+    base = np.arange(N)
+    rows = []
+    for i in range(N):
+        for j in range(i + 1, N):
+            r = base.copy()
+            r[i], r[j] = j, i
+            rows.append(r)
+    for i in range(N):
+        rest = np.delete(base, i)
+        for j in range(N):
+            if j == i or j == i - 1:
+                continue
+            rows.append(np.insert(rest, j, i))
+    return np.array(rows, dtype=np.intp).reshape(-1, N)
+
+
+class _Tour:
+    """Cost tables of the giant-tour encoding.
+
+    Tokens ``0..ns-1`` are the schedulable tasks, tokens ``ns..ns+m-2`` are
+    separators: everything after separator ``ns+g-1`` (until the next one)
+    runs on GPU ``g``, tokens before the first separator run on GPU 0.
+    """
+
+    PENALTY = 1e15  # cost of a task on a GPU it does not fit (never accepted)
+
+    def __init__(self, problem: HeteroProblem):
+        self.problem = problem
+        self.tasks = np.flatnonzero(problem.eligible.any(axis=1))
+        ns, m = len(self.tasks), problem.m
+        self.ns, self.m, self.N = ns, m, ns + m - 1
+        pad = m - 1
+        self.p = np.vstack([problem.p[self.tasks], np.zeros((pad, m))])
+        self.pen = np.vstack([np.where(problem.eligible[self.tasks], 0.0, self.PENALTY),
+                              np.zeros((pad, m))])
+        self.a = np.concatenate([problem.arrival[self.tasks], np.zeros(pad)])
+        self.d = np.concatenate([problem.deadline[self.tasks], np.zeros(pad)])
+        self.w = np.concatenate([problem.weight[self.tasks], np.zeros(pad)])
+        self.sep_gpu = np.concatenate([np.zeros(ns, dtype=np.intp), np.arange(1, m)])
+        self.no_arrivals = not self.a.any()
+        if m == 1:
+            self.p1 = self.p[:, 0]
+
+    def encode(self, seqs: Sequence[Sequence[int]]) -> np.ndarray:
+        pos = {int(t): k for k, t in enumerate(self.tasks)}
+        tour = [pos[i] for i in seqs[0]]
+        for g in range(1, self.m):
+            tour.append(self.ns + g - 1)
+            tour.extend(pos[i] for i in seqs[g])
+        return np.array(tour, dtype=np.intp)
+
+    def decode(self, tour: np.ndarray) -> list[list[int]]:
+        seqs: list[list[int]] = [[] for _ in range(self.m)]
+        g = 0
+        for tok in tour:
+            if tok >= self.ns:
+                g = int(self.sep_gpu[tok])
+            else:
+                seqs[g].append(int(self.tasks[tok]))
+        return seqs
+
+    def costs(self, X: np.ndarray) -> np.ndarray:
+        """Total weighted tardiness of every tour (row) of ``X``."""
+        if self.m == 1:
+            pt = self.p1[X]
+            P = np.cumsum(pt, axis=1)
+            if self.no_arrivals:
+                C = P
+            else:
+                # C_k = max_{l<=k} (a_l + p_l + ... + p_k), the closed form of
+                # C_k = max(a_k, C_{k-1}) + p_k with C_0 = 0
+                C = P + np.maximum.accumulate(self.a[X] - (P - pt), axis=1)
+            return (self.w[X] * np.maximum(C - self.d[X], 0.0)).sum(axis=1)
+        B = X.shape[0]
+        g = np.zeros(B, dtype=np.intp)
+        t = np.zeros(B)
+        total = np.zeros(B)
+        ns = self.ns
+        for k in range(X.shape[1]):
+            tok = X[:, k]
+            sep = tok >= ns
+            g = np.where(sep, self.sep_gpu[tok], g)
+            c = np.maximum(self.a[tok], t) + self.p[tok, g]
+            t = np.where(sep, 0.0, c)
+            total += self.w[tok] * np.maximum(c - self.d[tok], 0.0) + self.pen[tok, g]
+        return total
+
+
+def _descent(tour_obj: _Tour, tour: np.ndarray, cost: float):
+    """Best-improvement descent over all swap and insert moves."""
+    M = _moves(len(tour))
+    if len(M) == 0:
+        return tour, cost
+    while True:
+        cands = tour[M]
+        cs = tour_obj.costs(cands)
+        k = int(np.argmin(cs))
+        if cs[k] < cost - 1e-9 * max(1.0, abs(cost)):
+            tour, cost = cands[k], float(cs[k])
+        else:
+            return tour, cost
+
+
+def _priority_orders(problem: HeteroProblem) -> list[list[int]]:
+    """Constructive orders for the starting solutions: arrival, EDD, weighted
+    shortest processing time, and apparent tardiness cost (ATC, Vepsalainen
+    & Morton 1987) at a few look-ahead values, all on the fastest-eligible
+    run time."""
+    p = np.where(problem.eligible, problem.p, np.inf).min(axis=1)
+    p = np.where(np.isfinite(p), p, problem.p.min(axis=1))
+    a, d, w = problem.arrival, problem.deadline, problem.weight
+    orders = [_arrival_order(problem), list(np.lexsort((a, d))), list(np.argsort(p / np.maximum(w, 1e-12), kind="stable"))]
+    # ATC is dynamic: pick the next task at time t by w/p exp(-max(0, d - p - t)/(k pbar))
+    pbar = max(p.mean(), 1e-12) if len(p) else 1.0
+    speed = problem.m
+    for kk in (0.5, 1.0, 2.0, 4.0):
+        left = list(range(problem.n))
+        t, order = 0.0, []
+        while left:
+            L = np.array(left)
+            tt = max(t, a[L].min())
+            ready = L[a[L] <= tt]
+            score = w[ready] / p[ready] * np.exp(-np.maximum(0.0, d[ready] - p[ready] - tt) / (kk * pbar))
+            i = int(ready[int(np.argmax(score))])
+            order.append(i)
+            left.remove(i)
+            t = tt + p[i] / speed  # fluid clock of m machines
+        orders.append(order)
+    return orders
+
+
+def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int | None = None,
+        seed: int = 0, kick: tuple[int, int] = (4, 8), restart: int = 50) -> Schedule:
+    """Iterated local search for total weighted tardiness on several GPUs.
+
+    Solution: a giant tour (per-GPU sequences joined by separator tokens).
+    Local search: best-improvement descent over all swaps and inserts of the
+    tour, evaluated as whole numpy batches (a move across a separator moves a
+    task to another GPU; a move onto a GPU the task does not fit is priced
+    prohibitively). Starting solutions: EFT list schedules of the arrival,
+    EDD, WSPT and ATC orders, each improved by descent. Perturbation: a
+    random permutation of a window of ``kick = (lo, hi)`` consecutive
+    tokens of the incumbent; the new local optimum is accepted when it is no
+    worse (so plateaus are crossed); after ``restart`` iterations
+    without a new best, the walk restarts from the best. Stops at
+    ``max_iter`` iterations or ``time_limit`` seconds (whichever comes first;
+    with ``time_limit=None`` the run is deterministic for a seed), or when
+    the objective is 0.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> pb = hetero.orlib_wt40(1)
+    >>> hetero.weighted_tardiness(pb, ils(pb, time_limit=None, max_iter=30))
+    913.0
+    """
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    enc = _Tour(problem)
+    if enc.ns == 0:
+        return evaluate_sequences(problem, [[] for _ in range(problem.m)])
+    best_tour, best_cost = None, math.inf
+    starts = {}
+    for order in _priority_orders(problem):
+        seqs, f = _list_sequences(problem, order, "eft")
+        key = tuple(map(tuple, seqs))
+        if key not in starts:
+            starts[key] = (seqs, f)
+    for seqs, _ in sorted(starts.values(), key=lambda sf: sf[1]):
+        tour = enc.encode(seqs)
+        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]))
+        if c < best_cost:
+            best_tour, best_cost = tour, c
+        if best_cost == 0:
+            break
+    cur_tour, cur_cost = best_tour, best_cost
+    N = enc.N
+    it = since = 0
+    while best_cost > 0 and N >= 2:
+        if max_iter is not None and it >= max_iter:
+            break
+        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+            break
+        it += 1
+        tour = cur_tour.copy()
+        # kick: shuffle a random window of 4..8 consecutive tokens (a local
+        # shake that keeps most of the good sequence)
+        L = min(N, int(rng.integers(kick[0], kick[1] + 1)))
+        i = int(rng.integers(0, N - L + 1))
+        tour[i:i + L] = rng.permutation(tour[i:i + L])
+        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]))
+        if c <= cur_cost + 1e-9 * max(1.0, abs(cur_cost)):
+            cur_tour, cur_cost = tour, c
+        if c < best_cost - 1e-9 * max(1.0, abs(best_cost)):
+            best_tour, best_cost, since = tour, c, 0
+        else:
+            since += 1
+            if since >= restart:
+                cur_tour, cur_cost, since = best_tour, best_cost, 0
+    return evaluate_sequences(problem, enc.decode(best_tour))
+
+
+#: Name -> heuristic, in the order of the seed (then ours).
+METHODS: dict[str, Callable[[HeteroProblem], Schedule]] = {
+    "fifo": fifo,
+    "greedy": greedy,
+    "sagreedy": sagreedy,
+    "ils": ils,
+}
