@@ -63,9 +63,9 @@ def _summary(values: list, zero: list) -> str:
     return f"{mean} | {worst} | {sum(zero)}/{len(zero)}"
 
 
-def run_heuristic(name: str, problem, ils_time: float, seed: int):
+def run_heuristic(name: str, problem, ils_time: float, seed: int, ils_iters: int | None = None):
     if name == "ils":
-        return heur.ils(problem, time_limit=ils_time, seed=seed)
+        return heur.ils(problem, time_limit=ils_time, max_iter=ils_iters, seed=seed)
     if name == "sagreedy":
         return heur.sagreedy(problem, seed=seed)
     return heur.METHODS[name](problem)
@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", default=",".join(METHODS),
                         help=f"comma-separated heuristics from {', '.join(METHODS)}")
     parser.add_argument("--ils-time", type=float, default=0.9, help="ILS time limit per instance (s)")
+    parser.add_argument("--ils-iters", type=int, default=None,
+                        help="also stop ILS after this many iterations (deterministic runs)")
     parser.add_argument("--repeats", type=int, default=1, help="runs per instance; the median time is used")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exact-limit", type=float, default=1.0,
@@ -94,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     backends = [] if args.no_exact else [b for b in args.backends.split(",") if b]
     if any(b not in ("cpsat", "highs") for b in backends):
         parser.error("--backends: choose from cpsat, highs")
-    if args.ils_time <= 0 or args.exact_limit <= 0 or args.repeats < 1 or args.workers < 1:
-        parser.error("--ils-time, --exact-limit, --repeats and --workers must be positive")
+    if (args.ils_time <= 0 or args.exact_limit <= 0 or args.repeats < 1 or args.workers < 1
+            or (args.ils_iters is not None and args.ils_iters < 0)):
+        parser.error("--ils-time, --ils-iters, --exact-limit, --repeats and --workers must be positive")
 
     optima = hetero.orlib_wt40_optimum()
     try:
@@ -115,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             times, value = [], None
             for _ in range(args.repeats):
                 t0 = time.perf_counter()
-                sched = run_heuristic(m, pb, args.ils_time, args.seed)
+                sched = run_heuristic(m, pb, args.ils_time, args.seed, args.ils_iters)
                 times.append(time.perf_counter() - t0)
                 errs = hetero.check(pb, sched)
                 if errs:
