@@ -120,29 +120,20 @@ class _Data:
         self.names = [t.name for t in problem.tasks]
         self.n = len(self.names)
         self.times: list[dict[int, float]] = [dict(t.times) for t in problem.tasks]
-        # Phase 1 size chains: a^1 and the successive work-minimising larger sizes.
-        self.chain: list[list[int]] = [_size_chain(tt) for tt in self.times]
+        # Phase 1: a^1 per task; larger sizes are looked up lazily (few tasks ever move)
+        self.first: list[int] = [_argmin_work(tt, 0) for tt in self.times]  # type: ignore[misc]
 
 
 def _argmin_work(tt: Mapping[int, float], above: int) -> int | None:
     """Smallest size > ``above`` minimising s * t(s) (ties: the smaller size)."""
     best = None
     best_w = _INF
-    for s in sorted(tt):
+    for s, t in tt.items():
         if s > above:
-            w = s * tt[s]
-            if w < best_w:
+            w = s * t
+            if w < best_w or (w == best_w and s < best):  # type: ignore[operator]
                 best, best_w = s, w
     return best
-
-
-def _size_chain(tt: Mapping[int, float]) -> list[int]:
-    chain = [_argmin_work(tt, 0)]
-    while True:
-        nxt = _argmin_work(tt, chain[-1])
-        if nxt is None:
-            return chain  # type: ignore[return-value]
-        chain.append(nxt)
 
 
 # ---------------------------------------------------------------------------
@@ -150,25 +141,24 @@ def _size_chain(tt: Mapping[int, float]) -> list[int]:
 
 def _family_steps(data: _Data) -> Iterator[tuple[int, int, int] | None]:
     """Yield ``None`` for the first allocation, then ``(task, old size, new size)`` per next one."""
-    chain = data.chain
     times = data.times
-    pos = [0] * data.n
-    heap = [(-times[j][chain[j][0]], j) for j in range(data.n)]
+    cur = list(data.first)
+    heap = [(-times[j][cur[j]], j) for j in range(data.n)]
     heapq.heapify(heap)
     yield None
     while heap:
         _, j = heap[0]  # the longest task; ties: first in input order
-        p = pos[j]
-        if p + 1 >= len(chain[j]):
+        old = cur[j]
+        new = _argmin_work(times[j], old)
+        if new is None:
             return  # the longest task already has its largest size
-        old, new = chain[j][p], chain[j][p + 1]
-        pos[j] = p + 1
+        cur[j] = new
         heapq.heapreplace(heap, (-times[j][new], j))
         yield (j, old, new)
 
 
 def _allocations(data: _Data) -> Iterator[list[int]]:
-    alloc = [c[0] for c in data.chain]
+    alloc = list(data.first)
     for step in _family_steps(data):
         if step is not None:
             j, _, new = step
@@ -218,8 +208,10 @@ def _phase2(tree: _Tree, groups: Mapping[int, list[tuple[float, int]]], n: int,
     children = tree.children
     tc = tree.tc
     td = tree.td
-    ptr = {s: 0 for s in groups}
-    lens = {s: len(q) for s, q in groups.items()}
+    top = max(size) + 1
+    queue: list[list[tuple[float, int]]] = [groups.get(s) or [] for s in range(top)]  # type: ignore[misc]
+    ptr = [0] * top
+    lens = [len(q) for q in queue]
     node_tasks: list[list[int]] = [[] for _ in range(tree.n)]
     heap = [(0.0, 0)]
     pop = heapq.heappop
@@ -230,15 +222,15 @@ def _phase2(tree: _Tree, groups: Mapping[int, list[tuple[float, int]]], n: int,
     while heap:
         end, v = pop(heap)
         s = size[v]
-        p = ptr.get(s, 0)
-        if p < lens.get(s, 0):
+        p = ptr[s]
+        if p < lens[s]:
             mine = node_tasks[v]
             if not mine:  # give time for the instance's creation (lines 11-14)
                 if end > reconfig_end:
                     reconfig_end = end
                 reconfig_end += tc[v]
                 end = reconfig_end
-            negt, j = groups[s][p]
+            negt, j = queue[s][p]
             ptr[s] = p + 1
             mine.append(j)
             end = end - negt
@@ -478,9 +470,7 @@ def _search(data: _Data, prune: bool = True) -> dict[str, Any]:
     n = data.n
     S = float(tree.num_slices)
     times = data.times
-    chain = data.chain
-    pos = [0] * n
-    alloc = [c[0] for c in chain]
+    alloc = list(data.first)
     groups = _groups(data, alloc)
     heap = [(-times[j][alloc[j]], j) for j in range(n)]
     heapq.heapify(heap)
@@ -506,11 +496,10 @@ def _search(data: _Data, prune: bool = True) -> dict[str, Any]:
                 best_index = k
         # next allocation: move the longest task (first in input order on ties)
         j = heap[0][1]
-        p = pos[j]
-        if p + 1 >= len(chain[j]):
+        old = alloc[j]
+        new = _argmin_work(times[j], old)
+        if new is None:
             break
-        old, new = chain[j][p], chain[j][p + 1]
-        pos[j] = p + 1
         t_old, t_new = times[j][old], times[j][new]
         heapq.heapreplace(heap, (-t_new, j))
         q = groups[old]
@@ -540,26 +529,43 @@ def _empty_plan(problem: Problem, data: _Data) -> FarPlan:
 
 
 def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine: bool,
-               stats: dict[str, Any], **params: Any) -> FarPlan:
-    sched2, tree2, ms2 = _build(data, alloc, lists)
+               stats: dict[str, Any], phase2_makespan: float | None = None, **params: Any) -> FarPlan:
     stats.update(moves=0, swaps=0, iterations=0, moves_tried=0, swaps_tried=0)
-    sched, tree, ms = sched2, tree2, ms2
-    final_lists = lists
+    if phase2_makespan is None:
+        phase2_makespan = _phase2_makespan(data, alloc, lists)
+    ms2 = phase2_makespan
+    final_lists, built = lists, None
     if refine and data.n > 1:
         from heuristics import far_refine
 
-        new_lists, rstats = far_refine.refine(data, alloc, lists, **params)
-        stats.update(rstats)
-        if new_lists is not None:
-            s3, t3, ms3 = _build(data, alloc, new_lists)
-            if ms3 < ms2:  # line 26's exact retiming decides; never accept a worse schedule
-                sched, tree, ms, final_lists = s3, t3, ms3, new_lists
-            else:
-                stats.update(moves=0, swaps=0)
+        # Algorithm 2 as written (slice ends updated by +- task times, exact
+        # retiming at the end); if that exact retiming is not better, redo it
+        # with an exact replay after every iteration, keeping the best lists.
+        for exact in (False, True):
+            new_lists, rstats = far_refine.refine(data, alloc, lists, exact=exact, **params)
+            stats.update(rstats)
+            if new_lists is not None:
+                built = _build(data, alloc, new_lists)
+                if built[2] < ms2:  # line 26's exact retiming decides; never accept a worse schedule
+                    final_lists = new_lists
+                    break
+                built = None
+            if not rstats["moves_tried"] and not rstats["swaps_tried"]:
+                break
+        if built is None:
+            stats.update(moves=0, swaps=0)
+    if built is None:
+        built = _build(data, alloc, final_lists)
+    sched, tree, ms = built
     stats["p_ref"] = (ms2 / ms - 1.0) * 100.0 if ms > 0 else 0.0
     names = data.names
     return FarPlan(data.problem, sched, tree, {names[j]: alloc[j] for j in range(data.n)}, ms2, ms, stats,
                    [[names[j] for j in lst] for lst in final_lists])
+
+
+def _phase2_makespan(data: _Data, alloc: Sequence[int], lists: Sequence[Sequence[int]]) -> float:
+    dur = [data.times[j][alloc[j]] for j in range(data.n)]
+    return _replay(data.tree, lists, dur).makespan
 
 
 def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine: bool = False,
@@ -602,7 +608,7 @@ def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine:
         return _empty_plan(problem, data)
     ms, lists = _phase2(data.tree, _groups(data, alloc), data.n)  # type: ignore[misc]
     stats = {"allocations": 1, "allocations_tried": 1, "allocations_pruned": 0, "allocation_index": 0}
-    return _make_plan(data, alloc, lists, refine, stats, **params)
+    return _make_plan(data, alloc, lists, refine, stats, ms, **params)
 
 
 def plan(problem: Problem | Workload, refine: bool = True, *, prune: bool = True, **params: Any):
@@ -647,7 +653,7 @@ def plan(problem: Problem | Workload, refine: bool = True, *, prune: bool = True
     found = _search(data, prune=prune)
     stats = {"allocations": found["count"], "allocations_tried": found["tried"],
              "allocations_pruned": found["pruned"], "allocation_index": found["index"]}
-    result = _make_plan(data, found["alloc"], found["lists"], refine, stats, **params)
+    result = _make_plan(data, found["alloc"], found["lists"], refine, stats, found["makespan"], **params)
     result.stats["seconds"] = time.perf_counter() - t0
     return result
 

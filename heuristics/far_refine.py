@@ -104,7 +104,7 @@ def pick_swap(keys_i: Sequence[tuple[float, int]], keys_a: Sequence[tuple[float,
 
 
 def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, max_iterations: int = 100,
-           min_improvement: float = 0.0) -> tuple[list[list[int]] | None, dict[str, Any]]:
+           min_improvement: float = 0.0, exact: bool = False) -> tuple[list[list[int]] | None, dict[str, Any]]:
     """Algorithm 2 on phase 2's tree.
 
     Parameters
@@ -117,6 +117,11 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
         Task indices per tree node in phase 2's order (LPT).
     max_iterations, min_improvement
         Stop rules (see the module docstring).
+    exact
+        ``False``: Algorithm 2 as written, the makespan of each iteration read
+        from the slice ends updated by +- task times (cheap; the caller
+        retimes exactly at the end). ``True``: replay Algorithm 1 after each
+        iteration and keep the lists with the best exact makespan.
 
     Returns
     -------
@@ -147,14 +152,16 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
     best_lists = None
     moves = swaps = 0
     stats = {"moves": 0, "swaps": 0, "moves_tried": 0, "swaps_tried": 0, "iterations": 0}
+    slice_end = [0.0] * tree.num_slices
     for it in range(max_iterations):
-        slice_end = [0.0] * tree.num_slices
-        for v in range(tree.n):
-            if keys[v]:
-                e = tm.node_end[v]
-                for s in slices[v]:
-                    if e > slice_end[s]:
-                        slice_end[s] = e
+        if exact or it == 0:
+            slice_end = [0.0] * tree.num_slices
+            for v in range(tree.n):
+                if keys[v]:
+                    e = tm.node_end[v]
+                    for s in slices[v]:
+                        if e > slice_end[s]:
+                            slice_end[s] = e
         tol = 1e-9 * max(1.0, omega)
         queue = deque(v for v in tree.leaves if any(slice_end[s] >= omega - tol for s in slices[v]))
         visited = set(queue)
@@ -204,8 +211,11 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
         stats["iterations"] = it + 1
         if not changed:
             break
-        tm = _replay(tree, as_lists(), dur)
-        new_omega = tm.makespan
+        if exact:
+            tm = _replay(tree, as_lists(), dur)
+            new_omega = tm.makespan
+        else:
+            new_omega = max(slice_end)
         if new_omega < best:
             best = new_omega
             best_lists = as_lists()
