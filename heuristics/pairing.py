@@ -314,11 +314,23 @@ def _perfect(weights, solo):
 
 
 def _max_matching(sav_int: np.ndarray, edges: np.ndarray) -> list[tuple[int, int]]:
-    """Max-weight matching (networkx Edmonds) on the listed edges with positive saving."""
+    """Max-weight matching (networkx Edmonds) on the listed edges with positive saving.
+
+    A matching splits over connected components, so each component is solved
+    on its own (Edmonds is cubic in the vertices of the graph it is given).
+    """
     G = nx.Graph()
     G.add_weighted_edges_from((int(a), int(b), int(sav_int[a, b])) for a, b in edges
                               if sav_int[a, b] > 0)
-    return [(min(a, b), max(a, b)) for a, b in nx.max_weight_matching(G)]
+    out = []
+    for comp in nx.connected_components(G):
+        H = G.subgraph(comp)
+        if H.number_of_edges() == 1:
+            (a, b), = H.edges()
+            out.append((min(a, b), max(a, b)))
+            continue
+        out.extend((min(a, b), max(a, b)) for a, b in nx.max_weight_matching(H))
+    return out
 
 
 def _pruned(weights, solo):
@@ -346,7 +358,7 @@ def _pruned(weights, solo):
     if len(iu) == 0:
         return [(a,) for a in range(W)]
     lb, rc = _lp_bound(w[iu, ju], iu, ju, sol)
-    tight = rc <= 1e-7 * max(1.0, float(sol.max()))
+    tight = rc <= 2 * W * RESOLUTION
     M = _max_matching(sav_int, np.stack([iu[tight], ju[tight]], 1))
     ub = float(sol.sum() - sum(sav_int[a, b] for a, b in M) * RESOLUTION)
     slack = ub - lb + W * RESOLUTION   # integer rounding of the weights
@@ -376,44 +388,80 @@ def _components(n, a, b):
     return len(uniq), np.array([uniq[r] for r in roots])
 
 
-def _lp_bound(w_e, iu, ju, solo, rounds=30):
+def _lp_bound(w_e, iu, ju, solo, rounds=30, per_vertex=8):
     """Bound and reduced costs from the matching LP with blossom cuts (HiGHS).
 
     LP: ``min sum_e w_e x_e + sum_i solo_i z_i`` with ``sum_{e ni i} x_e + z_i
     = 1`` and, for odd vertex sets ``S`` found violated (odd components of
-    the fractional edges), ``x(E(S)) <= (|S| - 1) / 2``. For any duals ``y``
-    and ``pi <= 0`` every plan costs ``sum y + sum pi_S (|S|-1)/2 + sum of the
-    reduced costs of its sets``, which gives a bound valid whatever the
+    the fractional edges), ``x(E(S)) <= (|S| - 1) / 2``. Solved by column
+    generation: it starts from each job's ``per_vertex`` best-saving edges and
+    adds edges of negative reduced cost until none is left. For any duals
+    ``y`` and ``pi <= 0`` every plan costs ``sum y + sum pi_S (|S|-1)/2 + sum of
+    the reduced costs of its sets``, which gives a bound valid whatever the
     solver's accuracy (negative reduced costs are charged to the bound).
     """
     import highspy  # local import: only the pruned matcher needs it
 
     W, E = len(solo), len(w_e)
+    sav = solo[iu] + solo[ju] - w_e
+    # Initial columns: every job's best-saving edges.
+    order = np.argsort(-sav, kind="stable")
+    count = np.zeros(W, dtype=np.int64)
+    active = np.zeros(E, dtype=bool)
+    for e in order.tolist():
+        a, b = iu[e], ju[e]
+        if count[a] < per_vertex or count[b] < per_vertex:
+            active[e] = True
+            count[a] += 1
+            count[b] += 1
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_ = E + W
-    lp.num_row_ = W
-    lp.col_cost_ = np.concatenate([w_e, solo]).astype(float)
-    lp.col_lower_ = np.zeros(E + W)
-    lp.col_upper_ = np.full(E + W, inf)
-    lp.row_lower_ = np.ones(W)
-    lp.row_upper_ = np.ones(W)
-    # Column-wise matrix: edge e has ones in rows iu[e], ju[e]; z_i in row i.
-    starts = np.concatenate([np.arange(0, 2 * E, 2), 2 * E + np.arange(W), [2 * E + W]])
-    index = np.concatenate([np.stack([iu, ju], 1).reshape(-1), np.arange(W)])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = starts.astype(np.int32)
-    lp.a_matrix_.index_ = index.astype(np.int32)
-    lp.a_matrix_.value_ = np.ones(2 * E + W)
-    h.passModel(lp)
-    cuts: list[np.ndarray] = []   # edge masks of the odd sets
+    # Rows 0..W-1: jobs. Columns 0..W-1: z_i (solo runs), then the active edges.
+    h.addRows(W, np.ones(W), np.ones(W), 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
+              np.zeros(0))
+    h.addCols(W, solo.astype(float), np.zeros(W), np.full(W, inf), W,
+              np.arange(W, dtype=np.int32), np.arange(W, dtype=np.int32), np.ones(W))
+    col_edge: list[int] = []
+    cuts: list[np.ndarray] = []   # edge masks (over all E edges) of the odd sets
     rhs: list[float] = []
-    for _ in range(rounds):
+
+    def add_edges(edges):
+        edges = np.asarray(edges, dtype=np.int64)
+        if len(edges) == 0:
+            return
+        starts, index = [], []
+        for e in edges.tolist():
+            starts.append(len(index))
+            index.extend((int(iu[e]), int(ju[e])))
+            index.extend(W + c for c, m in enumerate(cuts) if m[e])
+        h.addCols(len(edges), w_e[edges].astype(float), np.zeros(len(edges)),
+                  np.full(len(edges), inf), len(index), np.array(starts, np.int32),
+                  np.array(index, np.int32), np.ones(len(index)))
+        col_edge.extend(edges.tolist())
+
+    add_edges(np.flatnonzero(active))
+    y = np.zeros(W)
+    pi = np.zeros(0)
+    for _ in range(10 * rounds):
         h.run()
-        x = np.asarray(h.getSolution().col_value, float)[:E]
+        sol = h.getSolution()
+        dual = np.asarray(sol.row_dual, float)
+        y, pi = dual[:W], np.minimum(dual[W:], 0.0)
+        rc = w_e - y[iu] - y[ju]
+        for mask, p in zip(cuts, pi):
+            rc[mask] -= p
+        price = np.flatnonzero(~active & (rc < -1e-9))
+        if len(price):   # pricing: add the most negative columns first
+            price = price[np.argsort(rc[price])[: max(2 * W, 100)]]
+            active[price] = True
+            add_edges(price)
+            continue
+        if len(cuts) >= rounds:
+            break
+        x = np.zeros(E)
+        x[col_edge] = np.asarray(sol.col_value, float)[W:]
         frac = (x > 1e-6) & (x < 1 - 1e-6)
         if not frac.any():
             break
@@ -426,17 +474,18 @@ def _lp_bound(w_e, iu, ju, solo, rounds=30):
                 continue
             inside = members[iu] & members[ju]
             if x[inside].sum() > (size - 1) / 2 + 1e-6:
-                idx = np.flatnonzero(inside).astype(np.int32)
-                h.addRow(-inf, (size - 1) / 2, len(idx), idx, np.ones(len(idx)))
+                cols = np.flatnonzero(inside[col_edge]) + W
+                h.addRow(-inf, (size - 1) / 2, len(cols), cols.astype(np.int32),
+                         np.ones(len(cols)))
                 cuts.append(inside)
                 rhs.append((size - 1) / 2)
                 added = True
         if not added:
             break
-    dual = np.asarray(h.getSolution().row_dual, float)
-    if len(dual) != W + len(cuts) or not np.all(np.isfinite(dual)):
-        dual = np.zeros(W + len(cuts))
-    y, pi = dual[:W], np.minimum(dual[W:], 0.0)
+    # The last solve may predate the last cut: such cuts get pi = 0 (still valid).
+    pi = np.concatenate([pi, np.zeros(len(cuts) - len(pi))])[: len(cuts)]
+    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(pi))):
+        y, pi = np.zeros(W), np.zeros(len(cuts))
     rc = w_e - y[iu] - y[ju]
     for mask, p in zip(cuts, pi):
         rc[mask] -= p
