@@ -59,14 +59,30 @@ def _policies(problem: pairing.PairingProblem, exact: bool = True):
     return out
 
 
+def _table_apps(model):
+    """Programs a table model has measurements for (None: any program)."""
+    if isinstance(model, pairing.TableModel):
+        return sorted({k[0] for k in model.table})
+    return None
+
+
+def _has_triples(model) -> bool:
+    return not isinstance(model, pairing.TableModel) or any(len(k[1]) == 2 for k in model.table)
+
+
 def table6(p_totals, model, quiet: bool) -> list[str]:
     lines = ["## Table 6 job mixes (analytic model)" if isinstance(model, pairing.AnalyticModel)
              else "## Table 6 job mixes (table model)", "",
              "| mix | W | P_total | TS+naive [s] | TS+opt [s] | Algorithm 1 [s] | exact [s] | "
              "speed-up opt caps | speed-up co-sched | planning [ms] | job sets |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    apps = _table_apps(model)
     for pt in p_totals:
         for mix in (1, 2, 3):
+            if apps is not None and not set(pairing.JOB_MIXES[mix]) <= set(apps):
+                lines.append(f"| JobMix{mix} | | {pt:g} | skipped: the table lacks some of its "
+                             f"programs | | | | | | | |")
+                continue
             prob = pairing.PairingProblem(pairing.job_mix(mix), pairing.ConfigSpace(p_total=pt),
                                           model)
             r = _policies(prob)
@@ -83,12 +99,12 @@ def generated(p_totals, Ws, seeds, model, quiet: bool) -> list[str]:
     from tqdm import tqdm
     lines = ["## Generated queues (mean over seeds)", "",
              "| W | P_total | seeds | speed-up opt caps | speed-up co-sched | co-sched = exact | "
-             "co-run sets / W | planning [ms] |", "|---|---|---|---|---|---|---|---|"]
+             "jobs co-run / W | planning [ms] |", "|---|---|---|---|---|---|---|---|"]
     todo = [(pt, W) for pt in p_totals for W in Ws]
     for pt, W in tqdm(todo, disable=quiet, desc="generated queues", file=sys.stderr):
         su_opt, su_co, eq, frac, plan_ms = [], [], 0, [], []
         for s in range(seeds):
-            prob = pairing.PairingProblem(pairing.generate(W, seed=s),
+            prob = pairing.PairingProblem(pairing.generate(W, seed=s, apps=_table_apps(model)),
                                           pairing.ConfigSpace(p_total=pt), model)
             r = _policies(prob, exact=W <= 60)
             su_opt.append(_speedup(r["naive"], r["opt"]))
@@ -113,7 +129,8 @@ def triples(p_total, Ws, seeds, model, quiet: bool) -> list[str]:
     for W in tqdm(Ws, disable=quiet, desc="C=3", file=sys.stderr):
         r2, rl, ts = [], [], []
         for s in range(seeds):
-            prob = pairing.PairingProblem(pairing.generate(W, seed=100 + s),
+            prob = pairing.PairingProblem(pairing.generate(W, seed=100 + s,
+                                                           apps=_table_apps(model)),
                                           pairing.ConfigSpace(p_total=p_total), model, 3)
             costs = hp.costs_of(prob, triples=True)
             t0 = time.perf_counter()
@@ -130,8 +147,8 @@ def triples(p_total, Ws, seeds, model, quiet: bool) -> list[str]:
 
 def timing(W: int, runs: int, p_total: float, model, quiet: bool) -> list[str]:
     from tqdm import tqdm
-    prob = pairing.PairingProblem(pairing.generate(W, seed=0), pairing.ConfigSpace(p_total=p_total),
-                                  model)
+    prob = pairing.PairingProblem(pairing.generate(W, seed=0, apps=_table_apps(model)),
+                                  pairing.ConfigSpace(p_total=p_total), model)
     hp.algorithm1(prob)  # warm-up: imports (highspy, networkx) are not planning time
     tot, srch, match = [], [], []
     for _ in tqdm(range(runs), disable=quiet, desc=f"W={W} pipeline", file=sys.stderr):
@@ -183,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(e))
     out = table6(args.p_total, model, args.quiet)
     out += [""] + generated(args.p_total, args.W, args.seeds, model, args.quiet)
-    if args.triple_W:
+    if args.triple_W and not _has_triples(model):
+        out += ["", "C = 3 skipped: the slowdown table has no triple measurements."]
+    elif args.triple_W:
         out += [""] + triples(args.p_total[0], args.triple_W, args.seeds, model, args.quiet)
     if args.timing_W:
         out += [""] + timing(args.timing_W, args.timing_runs, args.p_total[0], model, args.quiet)

@@ -56,7 +56,7 @@ __all__ = [
     "Job", "Config", "ConfigSpace", "SlowdownModel", "AnalyticModel", "TableModel",
     "PairingProblem", "WeightedQueue", "JobSet", "Plan", "APPS", "JOB_MIXES",
     "generate", "job_mix", "load_jobs", "save_jobs", "check", "solo_time_at",
-    "set_time",
+    "set_time", "SAMPLE_TABLE",
 ]
 
 # ---------------------------------------------------------------------------
@@ -629,6 +629,9 @@ def _feature_array(jobs: Sequence[Job]) -> np.ndarray:
 
 
 TABLE_COLUMNS = ("app", "corunners", "cores", "gpcs", "cpu_cap", "gpu_cap", "slowdown")
+
+# Sample table shipped with the package (tabulated from AnalyticModel, not measured).
+SAMPLE_TABLE = Path(__file__).parent / "data" / "pairing" / "jobmix1_analytic.csv"
 
 
 class TableModel(SlowdownModel):

@@ -188,3 +188,28 @@ def test_triple_costs_match_plain_evaluation():
         assert P.set_time(prob, members, cfgs[t]) == pytest.approx(val, rel=1e-12)
         brute = min(P.set_time(prob, members, c) for c in prob.space.corun_configs(3))
         assert brute == pytest.approx(val, rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("W", [60, 101, 150])
+@pytest.mark.parametrize("seed", range(3))
+def test_pruned_matching_equals_networkx_on_large_windows(W, seed):
+    prob = P.PairingProblem(P.generate(W, seed=seed), P.ConfigSpace(p_total=(350, 400)[seed % 2]))
+    costs = H.search(prob)
+    a = H.algorithm1(prob, method="perfect", costs=costs)
+    b = H.algorithm1(prob, method="pruned", costs=costs)
+    assert a.total_time == pytest.approx(b.total_time, abs=W * 1e-6)
+    q = P.WeightedQueue.random(W, seed=seed)
+    assert H.algorithm1(q, method="perfect").total_time == pytest.approx(
+        H.algorithm1(q, method="pruned").total_time, abs=W * 1e-6)
+
+
+@pytest.mark.parametrize("p_total", [350, 400])
+def test_shipped_sample_table_reproduces_the_analytic_plan(p_total):
+    space = P.ConfigSpace(p_total=p_total)
+    prob_t = P.PairingProblem(P.job_mix(1), space, P.TableModel.from_csv(P.SAMPLE_TABLE))
+    prob_a = P.PairingProblem(P.job_mix(1), space)
+    a, t = H.algorithm1(prob_a), H.algorithm1(prob_t)
+    assert P.check(prob_t, t) == []
+    assert t.pairs() == a.pairs()
+    assert t.total_time == pytest.approx(a.total_time, rel=1e-12)
