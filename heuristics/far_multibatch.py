@@ -75,6 +75,7 @@ class _State:
         self.slice_free = [0.0] * num_slices      # end of the last destroy freeing each slice
         self.busy: list[tuple[float, float]] = []  # operation intervals, sorted
         self.last_end = 0.0                       # last task end so far
+        self.slice_busy = [0.0] * num_slices      # last task end on each slice
 
     def copy(self) -> "_State":
         c = _State(0)
@@ -82,6 +83,7 @@ class _State:
         c.slice_free = list(self.slice_free)
         c.busy = list(self.busy)
         c.last_end = self.last_end
+        c.slice_busy = list(self.slice_busy)
         return c
 
 
@@ -145,6 +147,9 @@ def _time_batch(tree: Any, state: _State, sessions: Sequence[_Session], earliest
             tasks.append(ScheduledTask(name, pl[v], t, t + dur))
             t += dur
         st.live[v] = t
+        for s in tree.slices[v]:
+            if t > st.slice_busy[s]:
+                st.slice_busy[s] = t
         ends.append(t)
         batch_end = max(batch_end, t)
     st.last_end = max(st.last_end, batch_end)
@@ -177,7 +182,16 @@ class _EmptyNode:
 
 def _improve(tree: Any, state: _State, sessions: list[_Session], earliest: float, reconf: bool,
              reverse: bool, max_ops: int) -> tuple[list[_Session], _Timed, int, int]:
-    """Sec. 4.3: moves/swaps of the new batch's critical tasks, each kept only if it helps."""
+    """Sec. 4.3: moves/swaps of the new batch's critical tasks, each kept only if it helps.
+
+    Critical sessions are the new batch's instances on a slice that reaches the
+    combined makespan ``omega`` (latest first). For each, the other instances of
+    the same size (used by the batch or not: an unused one becomes a new session
+    at the front or the back of the batch's order) are tried by increasing end
+    of their slices, which includes the idle time the previous batch left there;
+    with ``m = omega - end(I^a)`` the move and then the swap candidate of
+    Algorithm 2 are timed exactly, and the first that lowers the makespan is kept.
+    """
     from heuristics.far_refine import pick_move, pick_swap
 
     timed = _time_batch(tree, state, sessions, earliest, reconf)
@@ -185,43 +199,54 @@ def _improve(tree: Any, state: _State, sessions: list[_Session], earliest: float
     for _ in range(max_ops):
         omega = timed.end
         tol = 1e-9 * max(1.0, omega)
+        busy = timed.state.slice_busy
+        hot = {s for s, e in enumerate(busy) if e >= omega - tol}
+        critical = sorted((i for i, s in enumerate(sessions) if hot.intersection(tree.slices[s.node])),
+                          key=lambda i: (-timed.session_end[i], sessions[i].node))
         improved = False
-        critical = [i for i, e in enumerate(timed.session_end) if e >= omega - tol]
         for i in critical:
             node = sessions[i].node
-            alts = [a for a, s in enumerate(sessions) if a != i and tree.size[s.node] == tree.size[node]]
-            if not alts:
-                continue
-            a = min(alts, key=lambda x: (timed.session_end[x], sessions[x].node))
-            margin = omega - timed.session_end[a]
-            if margin <= tol:
-                continue
-            keys_i = sorted((-d, k) for k, (d, _) in enumerate(sessions[i].tasks))
-            keys_a = sorted((-d, k) for k, (d, _) in enumerate(sessions[a].tasks))
-            candidates = []
-            c = pick_move(keys_i, margin)
-            if c is not None:
-                candidates.append(("move", keys_i[c][1], None))
-            pair = pick_swap(keys_i, keys_a, margin)
-            if pair is not None:
-                candidates.append(("swap", keys_i[pair[0]][1], keys_a[pair[1]][1]))
-            for kind, ki, ka in candidates:
-                trial = [_Session(s.node, list(s.tasks)) for s in sessions]
-                ti, ta = trial[i].tasks, trial[a].tasks
-                item_i = ti.pop(ki)
-                if kind == "swap":
-                    item_a = ta.pop(ka)
-                    _insert(ti, item_a, reverse)
-                _insert(ta, item_i, reverse)
-                trial = [s for s in trial if s.tasks]
-                new = _time_batch(tree, state, trial, earliest, reconf)
-                if new.end < omega - tol:
-                    sessions, timed = trial, new
-                    if kind == "move":
-                        moves += 1
-                    else:
-                        swaps += 1
-                    improved = True
+            by_node = {s.node: a for a, s in enumerate(sessions)}
+            alt_nodes = [v for v in tree.same_size[tree.size[node]] if v != node]
+            alt_end = {v: max(busy[s] for s in tree.slices[v]) for v in alt_nodes}
+            for v in sorted(alt_nodes, key=lambda x: (alt_end[x], x)):
+                margin = omega - alt_end[v]
+                if margin <= tol:
+                    break
+                keys_i = sorted((-d, k) for k, (d, _) in enumerate(sessions[i].tasks))
+                a = by_node.get(v)
+                keys_a = [] if a is None else sorted((-d, k) for k, (d, _) in enumerate(sessions[a].tasks))
+                candidates = []
+                c = pick_move(keys_i, margin)
+                if c is not None:
+                    candidates.append(("move", keys_i[c][1], None))
+                pair = pick_swap(keys_i, keys_a, margin) if keys_a else None
+                if pair is not None:
+                    candidates.append(("swap", keys_i[pair[0]][1], keys_a[pair[1]][1]))
+                for kind, ki, ka in candidates:
+                    for front in ((False,) if a is not None else (True, False)):
+                        trial = [_Session(s.node, list(s.tasks)) for s in sessions]
+                        if a is None:
+                            target = _Session(v, [])
+                            trial.insert(0 if front else len(trial), target)
+                            src_s = trial[i + 1] if front else trial[i]
+                        else:
+                            target, src_s = trial[a], trial[i]
+                        item_i = src_s.tasks.pop(ki)
+                        if kind == "swap":
+                            _insert(src_s.tasks, target.tasks.pop(ka), reverse)
+                        _insert(target.tasks, item_i, reverse)
+                        trial = [s for s in trial if s.tasks]
+                        new = _time_batch(tree, state, trial, earliest, reconf)
+                        if new.end < omega - tol:
+                            sessions, timed = trial, new
+                            moves += kind == "move"
+                            swaps += kind == "swap"
+                            improved = True
+                            break
+                    if improved:
+                        break
+                if improved:
                     break
             if improved:
                 break
