@@ -96,9 +96,10 @@ def test_unproven_instances_are_never_averaged_as_optima():
 
 def test_local_and_dask_executors_agree():
     local = compare.run(TINY, executor="local")
-    again = compare.run(TINY, executor="local", jobs=2)
-    dask = compare.run(TINY, executor="dask", jobs=2)
-    assert _strip_times(local) == _strip_times(again) == _strip_times(dask)
+    dask = compare.run(TINY, executor="dask", jobs=1)  # one worker process: cluster start-up dominates
+    if HAS_EXACT:  # tiny instances: the optimum is proven, so the comparison does not hang on timing
+        assert all(res["rows"][0]["opt_proven"] for res in local)
+    assert _strip_times(local) == _strip_times(dask)
     s1 = compare.summarise(local)
     s2 = compare.summarise(list(reversed(dask)))
     drop = ("mean_time_s",)
@@ -107,13 +108,18 @@ def test_local_and_dask_executors_agree():
 
 
 def test_paper_runs_on_tiny_reps(capsys):
-    argv = ["--reps", "1", "--quiet", "--opt-reps", "1" if HAS_EXACT else "0", "--time-limit", "3"]
+    argv = ["--reps", "1", "--quiet", "--opt-reps", "1" if HAS_EXACT else "0", "--time-limit", "1"]
     assert paper.main(argv) == 0
     out = capsys.readouterr().out
     for t in (4, 5, 6, 7, 8, 9):
         assert f"Table {t}:" in out
     # every paper number appears beside ours, e.g. Table 4's PoorScaling n=10 value
     assert "(1.23, " in out and "(3.29, " in out and "(84.42, " in out
+
+
+def test_process_pool_matches_sequential():
+    cfg = compare.Config(n=5, instances=3, exact=False)
+    assert _strip_times(compare.run(cfg, jobs=2)) == _strip_times(compare.run(cfg))
 
 
 def test_paper_bad_arguments(capsys):
