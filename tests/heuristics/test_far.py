@@ -299,3 +299,25 @@ def test_ratio_to_area_bound_is_sane():
         area = sum(min(s * t.time(s) for s in t.sizes) for t in p.tasks) / p.gpu.num_slices
         assert 1.0 <= far.plan(p).makespan / area < 2.0
     assert math.isfinite(area)
+
+
+@settings(max_examples=40)
+@given(gpu=st.sampled_from(["A30", "A100", "H100"]), n=st.integers(1, 25), seed=st.integers(0, 10_000),
+       refine=st.booleans(), data=st.data())
+def test_schedule_allocation_is_feasible_with_reconfiguration(gpu, n, seed, refine, data):
+    p = mig.generate(n, gpu, "MixedScaling", "NarrowTimes", seed=seed)
+    alloc = {t.name: data.draw(st.sampled_from(p.gpu.sizes)) for t in p.tasks}
+    r = far.schedule_allocation(p, alloc, refine=refine)
+    assert mig.check(p, r.schedule) == []
+    assert r.makespan <= r.phase2_makespan
+    assert {t.task: t.placement.size for t in r.schedule.tasks} == alloc
+
+
+def test_cli_workload_file(tmp_path, capsys):
+    w = mig.generate_workload([4, 5], [0.0, 20.0], "A30", seed=2)
+    src = tmp_path / "w.json"
+    mig.save(w, src)
+    out = tmp_path / "s.json"
+    assert far.main([str(src), "--method", "reversed", "--json", str(out)]) == 0
+    assert "Batch 1" in capsys.readouterr().out
+    assert mig.check(w, mig.Schedule.load(out)) == []
