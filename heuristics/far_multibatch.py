@@ -29,12 +29,13 @@ Methods (Sec. 4.1-4.3):
     cannot be kept verbatim with reconfiguration, since a mirrored create is a
     destroy of different duration).
 ``"move_swap"`` (default)
-    ``"reversed"``, then moves/swaps of the new batch's critical tasks (those
-    ending at the combined makespan) to the same-size instance that ends first,
-    as in Algorithm 2; the idle time left on that instance's slices by the
-    previous batch is what the margin ``omega - end(I^a)`` measures here
-    (Sec. 4.3). A move/swap is kept only if the exact re-timing improves the
-    makespan.
+    ``"reversed"``, then moves/swaps of the new batch's critical tasks (those of
+    its instances on a slice reaching the combined makespan) to another
+    instance of the same size, used by the batch or not, as in Algorithm 2:
+    the alternative is judged by the end of its slices, which includes the idle
+    time the previous batch left there, so that idle time is what the margin
+    ``omega - end(I^a)`` measures (Sec. 4.3). A move/swap is kept only if the
+    exact re-timing improves the makespan.
 
 Examples
 --------
