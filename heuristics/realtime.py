@@ -43,6 +43,8 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -59,10 +61,38 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Part:
-    """A partition under construction: task set and size."""
+    """A partition under construction: task set, size, bitmask of the tasks and the
+    per-type sums that give its utilisation and density at any size in O(1)."""
 
     tasks: frozenset[int]
     size: int
+    mask: int = 0
+    agg: tuple = ()
+    gen: int = 0   # creation stamp: when it entered par_list
+
+
+# Per-type sums kept in Part.agg: (count, a^n/T, b^n/T, a^c/T, b^c/T, a^n/D, b^n/D, a^c/D, b^c/D)
+_REJECT = 1e-6   # margins that keep the O(1) shortcuts strictly inside the exact tests' verdicts
+
+
+def _rates(agg: tuple, offset: int) -> tuple[float, float]:
+    """(A, B) with ``sum C_i / X_i = A/m + B`` (X = T for offset 1, D for offset 5)."""
+    A = B = 0.0
+    for part in agg:
+        if part[0] >= 2:          # two or more tasks of this type: all in conflict
+            A += part[offset + 2]
+            B += part[offset + 3]
+        elif part[0] == 1:
+            A += part[offset]
+            B += part[offset + 1]
+    return A, B
+
+
+def _min_m(A: float, B: float, limit: float) -> float:
+    """Smallest integer m >= 1 with A/m + B <= limit (inf if none)."""
+    if B >= limit:
+        return float("inf")
+    return max(1, math.ceil(A / (limit - B) - 1e-12))
 
 
 @dataclass
@@ -122,18 +152,63 @@ class Allocator:
         self.test = test
         self._merges: dict[frozenset, Part | None] = {}
         self.forbidden_tasks = [0] * problem.n   # bitmask of forbidden partners per task (ACT)
-        self.forbidden_merges: set[frozenset] = set()  # exact failed pairs of task sets
+        # exact failed pairs of task sets, as adjacency: task set -> partner task sets
+        self._failed: dict[frozenset, set[frozenset]] = {}
+        # Partitions found to have no eligible partner, with the stamp of the newest partition
+        # then in par_list: forbidden lists only grow, so only newer partitions can revive them.
+        self._dead: dict[frozenset, int] = {}
+        self._gen = 0
         self.stats = {"tests": 0, "merges": 0, "failed_merges": 0}
+        a = problem.arrays
+        self._task_agg = []
+        for i in range(problem.n):
+            T, D = a["T"][i], a["D"][i]
+            row = (1.0, a["an"][i] / T, a["bn"][i] / T, a["ac"][i] / T, a["bc"][i] / T,
+                   a["an"][i] / D, a["bn"][i] / D, a["ac"][i] / D, a["bc"][i] / D)
+            zero = (0.0,) * 9
+            self._task_agg.append((zero, row) if a["mem"][i] else (row, zero))
+
+    def part(self, tasks: frozenset[int], size: int, agg: tuple | None = None) -> Part:
+        """A :class:`Part` with its mask and per-type sums."""
+        if agg is None:
+            agg = ((0.0,) * 9, (0.0,) * 9)
+            for i in tasks:
+                agg = self._add(agg, self._task_agg[i])
+        mask = 0
+        for i in tasks:
+            mask |= 1 << i
+        self._gen += 1
+        return Part(tasks, size, mask, agg, self._gen)
+
+    def stamp(self, part: Part) -> Part:
+        """The same partition with a fresh creation stamp (it enters par_list now)."""
+        self._gen += 1
+        return dataclasses.replace(part, gen=self._gen)
+
+    @staticmethod
+    def _add(x: tuple, y: tuple) -> tuple:
+        return (tuple(u + v for u, v in zip(x[0], y[0])), tuple(u + v for u, v in zip(x[1], y[1])))
 
     # -- building blocks ---------------------------------------------------------------
+
+    @property
+    def forbidden_merges(self) -> set[frozenset]:
+        """Failed merges recorded by Algorithm 1 (line 14), as pairs of task sets."""
+        return {frozenset((a, b)) for a, bs in self._failed.items() for b in bs}
+
+    def forbid(self, p1: Part, p2: Part) -> None:
+        """add_to_forbidden_moves(P1, P2) of Algorithm 1."""
+        self._failed.setdefault(p1.tasks, set()).add(p2.tasks)
+        self._failed.setdefault(p2.tasks, set()).add(p1.tasks)
 
     def schedulable(self, tasks: frozenset[int], m: int) -> bool:
         self.stats["tests"] += 1
         return rt.schedulable(self.problem, sorted(tasks), m, self.test)
 
-    def workload(self, tasks: frozenset[int]) -> float:
+    def workload(self, agg: tuple) -> float:
         """Conflict-aware workload ``sum C_i(T, 1)/T_i`` (Definition 4's U, our reading)."""
-        return rt.utilization(self.problem, sorted(tasks), 1)
+        A, B = _rates(agg, 1)
+        return A + B
 
     def init_partitions(self) -> list[Part] | None:
         """One partition per task, of the Lemma-2 size (Sec. 5.1); ``None`` if a task
@@ -143,7 +218,7 @@ class Allocator:
             m = rt.lemma2_min_size(self.problem, i)
             if m is None:
                 return None
-            parts.append(Part(frozenset([i]), m))
+            parts.append(self.part(frozenset([i]), m))
         return parts
 
     def merge(self, p1: Part, p2: Part) -> Part | None:
@@ -160,17 +235,23 @@ class Allocator:
             return self._merges[key]
         self.stats["merges"] += 1
         tasks = p1.tasks | p2.tasks
-        lo = max(p1.size, p2.size)
+        agg = self._add(p1.agg, p2.agg)
+        # O(1) shortcuts from the per-type sums: below m_u the utilisation exceeds 1
+        # (both tests reject), from m_d on the density is below 1 (both tests accept).
+        m_u = _min_m(*_rates(agg, 1), 1.0 + _REJECT)
+        m_d = _min_m(*_rates(agg, 5), 1.0 - _REJECT)
+        lo = max(p1.size, p2.size, m_u)
         hi = min(p1.size + p2.size - 1, self.problem.sms)
         result = None
-        if lo <= hi and self.schedulable(tasks, hi):
+        if lo <= hi and (m_d <= hi or self.schedulable(tasks, hi)):
+            hi = min(hi, m_d)
             while lo < hi:
                 mid = (lo + hi) // 2
                 if self.schedulable(tasks, mid):
                     hi = mid
                 else:
                     lo = mid + 1
-            result = Part(tasks, hi)
+            result = self.part(tasks, int(hi), agg)
         else:
             self.stats["failed_merges"] += 1
         self._merges[key] = result
@@ -185,34 +266,31 @@ class Allocator:
                     self.forbidden_tasks[i] |= 1 << j
                     self.forbidden_tasks[j] |= 1 << i
 
-    def _mask(self, part: Part) -> int:
-        m = 0
-        for i in part.tasks:
-            m |= 1 << i
-        return m
-
     def select_partitions(self, par_list: list[Part]) -> tuple[Part, list[Part]] | None:
         """Algorithm 3: the first partition (in ``par_list`` order) that has eligible
         partners, and those partners sorted by the order relation; ``None`` if none."""
-        masks = [self._mask(p) for p in par_list]
-        bad = []
+        empty: set[frozenset] = set()
+        newest = max((q.gen for q in par_list), default=0)
         for p in par_list:
-            b = 0
+            since = self._dead.get(p.tasks, -1)
+            if since >= newest:
+                continue
+            bad = 0
             for i in p.tasks:
-                b |= self.forbidden_tasks[i]
-            bad.append(b)
-        for a, p in enumerate(par_list):
-            elig = [q for b, q in enumerate(par_list)
-                    if b != a and not (bad[a] & masks[b])
-                    and frozenset((p.tasks, q.tasks)) not in self.forbidden_merges]
+                bad |= self.forbidden_tasks[i]
+            failed = self._failed.get(p.tasks, empty)
+            elig = [q for q in par_list
+                    if q.gen > since and q is not p and not (bad & q.mask)
+                    and q.tasks not in failed]
             if elig:
                 return p, self.sort(p, elig)
+            self._dead[p.tasks] = newest
         return None
 
     def sort(self, p: Part, elig: list[Part]) -> list[Part]:
         if self.relation == "bf":
             # Definition 4: smaller generated workload first; no merge needed.
-            return sorted(elig, key=lambda q: self.workload(p.tasks | q.tasks))
+            return sorted(elig, key=lambda q: self.workload(self._add(p.agg, q.agg)))
         # Definition 3: smaller merged partition first; impossible merges last.
         def key(q: Part) -> float:
             r = self.merge(p, q)
@@ -235,7 +313,7 @@ class Allocator:
             return HeuristicResult(False, None, "lemma2", time.perf_counter() - t0, self.stats)
         if self.exhaustive:
             self.fill_forbidden_list(parts)
-        order = lambda q: -self.workload(q.tasks)  # noqa: E731  decreasing utilisation
+        order = lambda q: -self.workload(q.agg)  # noqa: E731  decreasing utilisation
         parts.sort(key=order)
         total = sum(p.size for p in parts)
         while total > target:
@@ -246,9 +324,9 @@ class Allocator:
             for p2 in elig:
                 p3 = self.merge(p1, p2)
                 if p3 is None:
-                    self.forbidden_merges.add(frozenset((p1.tasks, p2.tasks)))
+                    self.forbid(p1, p2)
                     continue
-                parts = [q for q in parts if q is not p1 and q is not p2] + [p3]
+                parts = [q for q in parts if q is not p1 and q is not p2] + [self.stamp(p3)]
                 parts.sort(key=order)
                 total += p3.size - p1.size - p2.size
                 break
@@ -286,8 +364,8 @@ def merge(problem: rt.RealtimeProblem, p1: rt.Partition, p2: rt.Partition,
     >>> merge(p, rt.Partition(2, (0,)), rt.Partition(2, (1,)))   # 31.2 + 36 <= 75 on 2 SMs
     Partition(size=2, tasks=(0, 1))
     """
-    r = Allocator(problem, test=test).merge(Part(frozenset(p1.tasks), p1.size),
-                                            Part(frozenset(p2.tasks), p2.size))
+    al = Allocator(problem, test=test)
+    r = al.merge(al.part(frozenset(p1.tasks), p1.size), al.part(frozenset(p2.tasks), p2.size))
     return None if r is None else rt.Partition(r.size, tuple(sorted(r.tasks)))
 
 
@@ -296,7 +374,7 @@ def select_partitions(problem: rt.RealtimeProblem, par_list: list[rt.Partition],
                       ) -> tuple[rt.Partition, list[rt.Partition]] | None:
     """Algorithm 3 with an empty forbidden list (see :class:`Allocator` for the stateful one)."""
     al = Allocator(problem, relation=relation, test=test)
-    sel = al.select_partitions([Part(frozenset(p.tasks), p.size) for p in par_list])
+    sel = al.select_partitions([al.part(frozenset(p.tasks), p.size) for p in par_list])
     if sel is None:
         return None
     conv = lambda q: rt.Partition(q.size, tuple(sorted(q.tasks)))  # noqa: E731
