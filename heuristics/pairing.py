@@ -272,15 +272,17 @@ def edmonds(weights: np.ndarray, solo: np.ndarray, method: str = "pruned") -> li
     method
         ``"perfect"``: ``networkx.min_weight_matching`` on the complete graph
         (+ dummy), literally line 17. ``"pruned"`` (default, same optimum,
-        much faster for large W): an LP relaxation (HiGHS) gives duals ``y``;
-        an edge of reduced cost ``w_ij - y_i - y_j`` above the gap between a
-        matching and the LP bound cannot be in any better matching, so
-        networkx runs on the remaining edges only (see :func:`_pruned`).
+        much faster for large W): the LP relaxation with blossom cuts (HiGHS)
+        gives duals; an edge whose reduced cost exceeds the gap between a
+        matching and the LP bound is in no better matching, so networkx runs
+        on the remaining edges only (see :func:`_pruned`, :func:`_lp_bound`).
 
     Returns
     -------
     list of tuple
-        Pairs ``(i, j)`` and, for odd W, one singleton ``(i,)``.
+        Pairs ``(i, j)`` and singletons ``(i,)``: with ``"perfect"`` exactly
+        one singleton when W is odd; with ``"pruned"`` also the jobs whose
+        every pairing saves nothing (Algorithm 1 would split those pairs).
 
     Examples
     --------
