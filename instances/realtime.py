@@ -389,6 +389,9 @@ def demand_test(C: np.ndarray, D: np.ndarray, T: np.ndarray,
     if not math.isfinite(L):
         raise RealtimeError("demand test: utilisation is 1 and the hyperperiod is intractable",
                             field="period")
+    if float(np.sum(L / T)) > 5e6:
+        raise RealtimeError("demand test: more than 5e6 deadlines to check (utilisation too "
+                            "close to 1 with an intractable hyperperiod)", field="period")
     points = np.unique(np.concatenate([np.arange(d, L * (1 + 1e-12) + 1e-9, t)
                                        for d, t in zip(D, T)]))
     jobs = np.floor((points[None, :] - D[:, None]) / T[:, None] + 1e-12) + 1.0

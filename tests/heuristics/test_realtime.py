@@ -89,9 +89,12 @@ def test_every_solution_is_feasible(n, util):
                         assert rt.check(p, res.solution, test="density") == []
                 else:
                     assert res.solution.total_sms > p.sms
-                # every partition is schedulable at every step (Sec. 5.1), also on failure
+                # every partition is schedulable at every step (Sec. 5.1), also on failure, and
+                # minimal: Lemma 2 sizes are minimal and Algorithm 2 starts at max(|P1|, |P2|),
+                # which never exceeds the union's minimum
                 for q in res.solution.partitions:
                     assert rt.schedulable(p, q.tasks, q.size, test)
+                    assert q.size == 1 or not rt.schedulable(p, q.tasks, q.size - 1, test)
 
 
 @pytest.mark.parametrize("seed", range(4))
