@@ -395,7 +395,8 @@ class FarPlan:
     makespan
         Final makespan (after refinement when enabled).
     stats
-        ``allocations`` (family size), ``allocations_tried`` (phase-2 runs),
+        ``allocations`` (family members visited: the scan stops once
+        ``W / slices`` reaches the best makespan), ``allocations_tried`` (phase-2 runs),
         ``allocations_pruned`` (skipped by the lower bound), ``allocation_index``
         (winner's index in the family), ``moves``, ``swaps``, ``iterations``,
         ``p_ref`` (Sec. 6.6: ``(phase2 / refined - 1) * 100``), ``seconds``.
