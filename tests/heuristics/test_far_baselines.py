@@ -135,3 +135,14 @@ def test_workload_releases_respected():
     w = mig.generate_workload([5, 5], [0.0, 30.0], "A100", seed=4)
     for s in (fb.miso_opt(w), fb.fixpart_best(w), fb.fixpart_ones(w)):
         assert mig.check(w, s) == []
+
+
+@pytest.mark.slow
+@settings(max_examples=300)
+@given(st.integers(1, 60), st.sampled_from(["A30", "A100", "H100"]), st.sampled_from(WORKLOADS),
+       st.sampled_from(TIMES), st.integers(0, 10**6), st.booleans())
+def test_every_baseline_is_feasible_wide_sweep(n, gpu, wl, tm, seed, reconf):
+    problem = mig.generate(n, gpu, wl, tm, seed)
+    problem = problem if reconf else problem.without_reconfiguration()
+    for s in (fb.miso_opt(problem), fb.miso_opt(problem, "slices"), *fb.fixpart_all(problem).values()):
+        assert mig.check(problem, s) == []
