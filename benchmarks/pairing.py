@@ -124,10 +124,11 @@ def triples(p_total, Ws, seeds, model, quiet: bool) -> list[str]:
 
     from milp.pairing import solve
     lines = ["## C = 3 (triples) on generated queues", "",
-             "| W | seeds | C=2 Edmonds / C=3 OPT | local search / C=3 OPT | exact C=3 solve [s] |",
-             "|---|---|---|---|---|"]
+             "| W | seeds | C=2 Edmonds / C=3 OPT | greedy / C=3 OPT | local search / C=3 OPT | "
+             "exact C=3 solve [s] |",
+             "|---|---|---|---|---|---|"]
     for W in tqdm(Ws, disable=quiet, desc="C=3", file=sys.stderr):
-        r2, rl, ts = [], [], []
+        r2, rg, rl, ts = [], [], [], []
         for s in range(seeds):
             prob = pairing.PairingProblem(pairing.generate(W, seed=100 + s,
                                                            apps=_table_apps(model)),
@@ -138,8 +139,10 @@ def triples(p_total, Ws, seeds, model, quiet: bool) -> list[str]:
             ts.append(time.perf_counter() - t0)
             opt = res.objective
             r2.append(hp.algorithm1(prob, costs=costs).total_time / opt)
+            rg.append(hp.greedy(prob, costs=costs).total_time / opt)
             rl.append(hp.local_search(prob, costs=costs).total_time / opt)
         lines.append(f"| {W} | {seeds} | {statistics.mean(r2):.4f} (max {max(r2):.4f}) | "
+                     f"{statistics.mean(rg):.4f} (max {max(rg):.4f}) | "
                      f"{statistics.mean(rl):.4f} (max {max(rl):.4f}) | "
                      f"{statistics.median(ts):.2f} |")
     return lines
@@ -181,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=5, help="generated queues per (W, P_total)")
     ap.add_argument("--exact-max-W", type=int, default=60,
                     help="solve generated queues exactly (CP-SAT) up to this W")
-    ap.add_argument("--triple-W", type=int, nargs="*", default=[6, 9, 12],
+    ap.add_argument("--triple-W", type=int, nargs="*", default=[6, 9, 12, 15],
                     help="window sizes for the C = 3 comparison (empty: skip)")
     ap.add_argument("--timing-W", type=int, default=200, help="W of the pipeline timing (0: skip)")
     ap.add_argument("--timing-runs", type=int, default=7, help="runs of the pipeline timing")

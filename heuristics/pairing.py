@@ -16,8 +16,9 @@ Pipeline (Sec. 4.2-4.3, Algorithm 1):
 
 Baselines of Sec. 5.2: :func:`time_sharing` with naive (even) caps or with
 each job's optimal caps. For ``C = 3`` (no polynomial algorithm known, Sec.
-3.2): :func:`triple_costs` and :func:`local_search`, which starts from the
-``C = 2`` matching and re-partitions two sets at a time.
+3.2): :func:`triple_costs`, :func:`greedy` (largest saving first) and
+:func:`local_search`, which starts from the ``C = 2`` matching and
+re-partitions two or three sets at a time.
 
 Examples
 --------
@@ -45,7 +46,7 @@ from instances.pairing import (Config, InstanceError, JobSet, PairingProblem, Pl
                                WeightedQueue)
 
 __all__ = ["Costs", "search", "plain_search", "edmonds", "algorithm1", "time_sharing",
-           "triple_costs", "local_search", "plan_from_sets", "RESOLUTION"]
+           "triple_costs", "greedy", "local_search", "plan_from_sets", "RESOLUTION"]
 
 # Matching weights are integers of this many seconds (networkx is exact on
 # integers); a plan's total can differ from the float optimum by at most
@@ -586,6 +587,40 @@ def _partitions(items):
             remaining = [x for x in rest if x not in comb]
             for p in _partitions(remaining):
                 yield [(first, *comb)] + p
+
+
+def greedy(problem: PairingProblem | WeightedQueue, costs: Costs | None = None) -> Plan:
+    """Greedy heuristic for C = 3: repeatedly take the set that saves the most.
+
+    Among all pairs and triples of unassigned jobs, pick the one with the
+    largest saving ``sum of its solo times - its co-run time``; stop when no
+    set saves anything, the rest run alone. ``O(W^4)``; for small windows.
+
+    Examples
+    --------
+    >>> from instances import pairing
+    >>> q = pairing.WeightedQueue.random(6, seed=1, concurrency=3)
+    >>> pairing.check(q, greedy(q))
+    []
+    """
+    costs = costs if costs is not None else costs_of(problem, triples=True)
+    if costs.triple is None:
+        raise InstanceError("the greedy heuristic for C = 3 needs triple times", field="triple")
+    W = costs.W
+    candidates = [(float(costs.solo[i] + costs.solo[j] - costs.corun[i, j]), (i, j))
+                  for i in range(W) for j in range(i + 1, W)]
+    candidates += [(float(sum(costs.solo[list(t)]) - c), t) for t, c in costs.triple.items()]
+    candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: -c[0])
+    free = set(range(W))
+    sets = []
+    for _, s in candidates:   # best saving first; a set is taken if its jobs are free
+        if free.issuperset(s):
+            sets.append(s)
+            free.difference_update(s)
+    sets += [(i,) for i in sorted(free)]
+    plan = plan_from_sets(costs, sets, policy="C=3 greedy by saving")
+    plan.info["costs"] = costs
+    return plan
 
 
 def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = None,

@@ -177,6 +177,8 @@ def test_local_search_for_triples_is_feasible_and_between_bounds(seed):
     plan = H.local_search(q, costs=costs)
     assert P.check(q, plan) == []
     assert best3 - 1e-9 <= plan.total_time <= H.algorithm1(q, costs=costs).total_time + 1e-9
+    g = H.greedy(q, costs=costs)
+    assert P.check(q, g) == [] and g.total_time >= best3 - 1e-9
 
 
 def test_triple_costs_match_plain_evaluation():
