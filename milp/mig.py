@@ -89,4 +89,4 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     if hint is False:
         hint = None
     return pyomo_model.solve_pyomo(problem, reconfiguration=reconfiguration, time_limit=time_limit, solver=backend,
-                                   hint=hint, workers=workers, **options)
+                                   hint=hint, workers=workers, lower_bound=lower_bound, **options)

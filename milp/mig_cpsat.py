@@ -100,7 +100,7 @@ def symmetric_siblings(gpu: GPUSpec) -> list[tuple[Placement, Placement]]:
     --------
     >>> from instances import gpus
     >>> [(a.name, b.name) for a, b in symmetric_siblings(gpus.get("A100"))]
-    [('2@0', '2@2'), ('1@0', '1@1'), ('1@2', '1@3'), ('1@4', '1@5')]
+    [('2@0', '2@2'), ('1@4', '1@5'), ('1@0', '1@1'), ('1@2', '1@3')]
     """
     sig: dict[tuple[int, int], Any] = {}
 
@@ -190,7 +190,7 @@ class _Model:
 
 
 def _build(problem: ProblemLike, reconf: bool, R: int, symmetry: bool, lb_scaled: int,
-           ub_scaled: int | None, redundant: bool = True, laminar: bool = False) -> _Model:
+           ub_scaled: int | None, redundant: bool = True, laminar: bool = False, dominance: bool = True) -> _Model:
     gpu = problem.gpu
     tasks = problem.tasks
     rel = problem.releases()
@@ -203,7 +203,7 @@ def _build(problem: ProblemLike, reconf: bool, R: int, symmetry: bool, lb_scaled
     allowed: list[list[Placement]] = []
     for t in tasks:
         ps = [p for p in gpu.placements if p.size in t.times]
-        if not reconf:
+        if not reconf and dominance:
             best: dict[frozenset, Placement] = {}
             for p in ps:
                 q = best.get(p.slices)
@@ -540,7 +540,7 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
                 workers: int | None = None, hint: mig.Schedule | None | bool = None,
                 lower_bound: float | None = None, *, resolution: int = RESOLUTION, symmetry: bool = True,
                 redundant: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 20.0,
-                log: bool = False) -> Result:
+                fix_assignment: bool = False, log: bool = False) -> Result:
     """Solve a MIG problem or multi-batch workload exactly with CP-SAT.
 
     Parameters
@@ -571,6 +571,15 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
         reconfiguration nor a release time difference, else the interval
         model; ``"intervals"`` forces the interval model (the naive-style
         baseline of the benchmark), ``"laminar"`` insists on the former.
+    relax, relax_time
+        With reconfiguration, first solve the assignment relaxation (per-slice
+        loads plus one create and destroy per used placement, serialised
+        creates) for at most ``relax_time`` s and start from its bound.
+    fix_assignment
+        Fix every task to its placement in ``hint`` (the model then proves the
+        best schedule of that assignment; used to show FAR's schedules are
+        feasible for the exact model). Switches the symmetry and dominance
+        reductions off, since they may exclude the given placements.
 
     Returns
     -------
@@ -623,7 +632,9 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
             lb_scaled = max(lb_scaled, int(rs.BestObjectiveBound()))
         info["relaxation"] = {"status": rs.StatusName(rstatus), "bound": rs.BestObjectiveBound() / R,
                               "wall_time": rs.WallTime()}
-    built = _build(target, reconf, R, symmetry, lb_scaled, None, redundant, laminar)
+    if fix_assignment:  # the reductions pick canonical placements, which a fixed assignment may not use
+        symmetry = False
+    built = _build(target, reconf, R, symmetry, lb_scaled, None, redundant, laminar, dominance=not fix_assignment)
     if hint is None:
         hint, info["hint"] = _default_hint(target)
     elif hint is False:
@@ -632,6 +643,14 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
         info["hint"] = "given"
     if hint is not None:
         _add_hint(built, target, hint, R, reconf)
+    if fix_assignment:
+        if hint is None:
+            raise InstanceError("fix_assignment needs a hint schedule", field="hint")
+        placed = {st.task: st.placement.key() for st in hint.tasks}
+        for (i, key), lit in built.x.items():
+            if target.tasks[i].name in placed:
+                built.model.Add(lit == int(placed[target.tasks[i].name] == key))
+        info["fixed_assignment"] = True
 
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = int(workers) if workers else 2

@@ -1,0 +1,263 @@
+"""CP-SAT model of the MIG problem: exactness, the two formulations agree, checked schedules."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bounds import mig as mig_bounds
+from instances import gpus, mig
+from instances.errors import InstanceError
+from milp import Status, solve_optimal
+from milp.mig_cpsat import _tree_schedule, session_slots, solve_cpsat, symmetric_siblings
+
+PRESETS = ["PoorScaling", "MixedScaling", "GoodScaling"]
+
+
+def _check(problem, res, reconf):
+    target = problem if reconf else problem.without_reconfiguration()
+    assert res.schedule is not None
+    assert mig.check(target, res.schedule, reconfiguration=reconf) == []
+    assert res.lower_bound <= res.objective + 1e-9
+    assert res.objective == pytest.approx(res.schedule.makespan)
+    if not reconf:
+        assert res.schedule.reconfigurations == ()
+
+
+def _brute_force_noreconf(problem):
+    """Min over all assignments of the best *interval-model* schedule is what the
+    laminar model claims; here: min over assignments of the largest slice load,
+    computed independently by enumeration."""
+    gpu = problem.gpu
+    best = float("inf")
+    options = [[p for p in gpu.placements if p.size in t.times] for t in problem.tasks]
+    for combo in itertools.product(*options):
+        load = [0.0] * gpu.num_slices
+        for t, p in zip(problem.tasks, combo):
+            for k in p.slices:
+                load[k] += t.times[p.size]
+        best = min(best, max(load))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_laminar_model_matches_brute_force_on_a30(seed):
+    p = mig.generate(n=4, gpu="A30", workload=PRESETS[seed], seed=seed)
+    res = solve_cpsat(p, reconfiguration=False, time_limit=20, workers=1, hint=False)
+    assert res.status is Status.OPTIMAL
+    _check(p, res, False)
+    assert res.objective == pytest.approx(_brute_force_noreconf(p), abs=1e-6)
+
+
+@pytest.mark.parametrize("gpu,seed", [("A30", 1), ("A100", 2), ("A100", 5)])
+def test_laminar_and_interval_models_agree(gpu, seed):
+    """The laminar theorem (largest slice load = best schedule of an assignment) against
+    the interval model that schedules every task explicitly."""
+    p = mig.generate(n=6, gpu=gpu, seed=seed)
+    lam = solve_cpsat(p, reconfiguration=False, time_limit=30, workers=2, hint=False, model="laminar")
+    ivl = solve_cpsat(p, reconfiguration=False, time_limit=30, workers=2, hint=False, model="intervals")
+    assert lam.status is Status.OPTIMAL and ivl.status is Status.OPTIMAL
+    _check(p, lam, False)
+    _check(p, ivl, False)
+    assert lam.info["model"] == "laminar" and ivl.info["model"] == "intervals"
+    # both are optimal for the same rounded problem: equal up to the rounding slack
+    assert abs(lam.objective - ivl.objective) <= 7 / 1000
+
+
+@pytest.mark.parametrize("gpu,n,reconf", [("A100", 5, False), ("A30", 4, True)])
+def test_symmetry_and_redundant_constraints_do_not_change_the_optimum(gpu, n, reconf):
+    p = mig.generate(n=n, gpu=gpu, seed=7)
+    if True:
+        a = solve_cpsat(p, reconfiguration=reconf, time_limit=40, workers=2, hint=False)
+        b = solve_cpsat(p, reconfiguration=reconf, time_limit=40, workers=2, hint=False, symmetry=False,
+                        redundant=False, relax=False)
+        assert a.status is Status.OPTIMAL and b.status is Status.OPTIMAL
+        assert a.info["model_objective"] == b.info["model_objective"]
+
+
+@pytest.mark.parametrize("gpu", ["A30", "A100"])
+@pytest.mark.parametrize("preset", PRESETS)
+def test_reconfiguration_costs_time(gpu, preset):
+    """OPT(no reconf) <= OPT(reconf), both checked, both above the bounds."""
+    p = mig.generate(n=4, gpu=gpu, workload=preset, seed=11)
+    off = solve_cpsat(p, reconfiguration=False, time_limit=30, workers=2, hint=False)
+    on = solve_cpsat(p, reconfiguration=True, time_limit=30, workers=2, hint=False)
+    assert off.status is Status.OPTIMAL and on.status is Status.OPTIMAL
+    _check(p, off, False)
+    _check(p, on, True)
+    assert mig_bounds.lower_bound(p.without_reconfiguration()) <= off.objective + 1e-9
+    assert mig_bounds.lower_bound(p) <= on.objective + 1e-9
+    assert off.lower_bound <= on.objective + 1e-9
+    # the first task cannot start before a create: reconfiguration always costs something
+    assert on.objective >= off.lower_bound + min(p.gpu.create_time.values()) - 1e-6
+
+
+def test_single_task_optimum_is_exact():
+    """One task: create its fastest instance, run it. Known optimum, to the resolution."""
+    t = mig.Task("a", {1: 9.0, 2: 5.0, 4: 2.5})
+    p = mig.Problem("A30", [t])
+    res = solve_cpsat(p, time_limit=10, hint=False)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(0.13 + 2.5)
+    assert res.lower_bound == pytest.approx(0.13 + 2.5)
+    assert len(res.schedule.reconfigurations) == 1
+
+
+def test_repartitioning_beats_one_instance():
+    """A task that wants the whole A30 and two that scale only to 2 slices: the
+    optimum runs the big one on 4@0, destroys it and runs the others side by side
+    on 2@0 and 2@2 (10.47 s), instead of all three on 4@0 (15.13 s)."""
+    big = mig.Task("b", {1: 40.0, 2: 20.0, 4: 5.0})
+    mids = [mig.Task(f"m{i}", {1: 10.0, 2: 5.0, 4: 5.0}) for i in range(2)]
+    p = mig.Problem("A30", [big, *mids])
+    res = solve_cpsat(p, time_limit=20, hint=False)
+    _check(p, res, True)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(0.13 + 5 + 0.10 + 0.12 + 0.12 + 5, abs=1e-6)
+    assert [o.op for o in res.schedule.reconfigurations].count("destroy") == 1
+
+
+def test_workload_release_times_are_respected():
+    w = mig.generate_workload([3, 3], [0.0, 15.0], gpu="A30", seed=4)
+    for reconf in (False, True):
+        res = solve_cpsat(w, reconfiguration=reconf, time_limit=30, workers=2, hint=False)
+        assert res.status is Status.OPTIMAL
+        target = w if reconf else w.without_reconfiguration()
+        assert mig.check(target, res.schedule, reconfiguration=reconf) == []
+        rel = w.releases()
+        assert all(stt.start >= rel[stt.task] - 1e-9 for stt in res.schedule.tasks)
+        assert mig_bounds.lower_bound(target, reconfiguration=reconf) <= res.objective + 1e-9
+
+
+def test_time_limit_never_claims_optimality_without_proof():
+    p = mig.generate(n=12, gpu="A100", seed=0)
+    res = solve_cpsat(p, reconfiguration=True, time_limit=1.0, workers=1, hint=False, relax=False)
+    assert res.status in (Status.FEASIBLE, Status.UNKNOWN, Status.OPTIMAL)
+    if res.status is Status.FEASIBLE:
+        assert res.lower_bound <= res.objective
+        _check(p, res, True)
+    if res.status is Status.OPTIMAL:  # only if really closed
+        assert res.gap < 1e-3
+
+
+def test_lower_bound_survives_rounding():
+    """A coarse resolution still gives a lower bound below the fine optimum."""
+    p = mig.generate(n=5, gpu="A30", seed=3)
+    fine = solve_cpsat(p, reconfiguration=False, time_limit=20, hint=False)
+    coarse = solve_cpsat(p, reconfiguration=False, time_limit=20, hint=False, resolution=2)
+    assert coarse.lower_bound <= fine.objective + 1e-9
+    assert fine.lower_bound <= coarse.objective + 1e-9
+    _check(p, coarse, False)
+
+
+def test_given_hint_is_used_and_schedule_checked():
+    p = mig.generate(n=5, gpu="A100", seed=1)
+    first = solve_cpsat(p, time_limit=30, hint=False)
+    again = solve_cpsat(p, time_limit=30, hint=first.schedule)
+    assert again.info["hint"] == "given"
+    assert again.objective == pytest.approx(first.objective, abs=1e-6)
+    # the optimum's own assignment, fixed, reproduces the optimum
+    fixed = solve_cpsat(p, time_limit=30, hint=first.schedule, fix_assignment=True)
+    assert fixed.status is Status.OPTIMAL
+    assert fixed.objective <= first.objective + 1e-6
+
+
+def test_symmetric_siblings_are_tree_isomorphic():
+    a30 = gpus.get("A30")
+    assert [(a.name, b.name) for a, b in symmetric_siblings(a30)] == [("2@0", "2@2"), ("1@0", "1@1"),
+                                                                        ("1@2", "1@3")]
+    for a, b in symmetric_siblings(gpus.get("A100")):
+        assert a.size == b.size and len(a.slices) == len(b.slices)
+        assert a30 is not None
+
+
+def test_session_slots_bound():
+    p = mig.generate(n=6, gpu="A100", seed=0)
+    gpu = p.gpu
+    assert session_slots(p, gpu.root) == 1  # single batch: one root session suffices
+    assert session_slots(p, gpu.placement(1, 0)) == 6
+    w = mig.generate_workload([2, 2], [0.0, 5.0], gpu="A100", seed=0)
+    assert session_slots(w, gpu.root) == 4
+
+
+def test_tree_schedule_meets_largest_slice_load():
+    p = mig.generate(n=7, gpu="A100", seed=9)
+    gpu = p.gpu
+    assign = {t.name: gpu.placements[i % len(gpu.placements)] for i, t in enumerate(p.tasks)}
+    sched = _tree_schedule(p.without_reconfiguration(), assign)
+    assert mig.check(p.without_reconfiguration(), sched, reconfiguration=False) == []
+    load = [0.0] * gpu.num_slices
+    for t in p.tasks:
+        for k in assign[t.name].slices:
+            load[k] += t.times[assign[t.name].size]
+    assert sched.makespan == pytest.approx(max(load))
+
+
+def test_bad_arguments_raise_instance_errors():
+    p = mig.generate(n=2, gpu="A30", seed=0)
+    with pytest.raises(InstanceError):
+        solve_cpsat(p, resolution=0)
+    with pytest.raises(InstanceError):
+        solve_cpsat(p, model="nonsense")
+    with pytest.raises(InstanceError):
+        solve_cpsat(p, reconfiguration=True, model="laminar")
+    with pytest.raises(InstanceError):
+        solve_cpsat("not a problem")
+    with pytest.raises(InstanceError):
+        solve_cpsat(p, fix_assignment=True, hint=False)
+
+
+def test_solve_optimal_dispatches_to_the_mig_model():
+    p = mig.generate(n=3, gpu="A30", seed=5)
+    res = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=10, hint=False)
+    assert res.backend == "cpsat" and res.status is Status.OPTIMAL
+    w = mig.generate_workload([2, 1], [0.0, 3.0], gpu="A30", seed=5)
+    assert solve_optimal(w, backend="cpsat", reconfiguration=False, time_limit=10, hint=False).proven
+
+
+def test_empty_problem():
+    res = solve_cpsat(mig.Problem("A30", []), hint=False)
+    assert res.status is Status.OPTIMAL and res.objective == 0.0
+
+
+_times = st.lists(st.floats(min_value=0.5, max_value=30.0), min_size=3, max_size=3)
+
+
+@st.composite
+def small_problems(draw):
+    n = draw(st.integers(1, 4))
+    tasks = []
+    for i in range(n):
+        raw = sorted(draw(_times), reverse=True)  # non-increasing in the size
+        tasks.append(mig.Task(f"t{i}", {1: raw[0], 2: raw[1], 4: raw[2]}))
+    return mig.Problem("A30", tasks)
+
+
+@settings(max_examples=8, deadline=None)
+@given(small_problems())
+def test_invariants_on_random_a30_batches(p):
+    """Checked schedules; LB <= OPT(no reconf) <= OPT(reconf); the laminar optimum is the brute force."""
+    off = solve_cpsat(p, reconfiguration=False, time_limit=20, workers=1, hint=False)
+    on = solve_cpsat(p, reconfiguration=True, time_limit=20, workers=1, hint=False)
+    assert off.status is Status.OPTIMAL and on.status is Status.OPTIMAL
+    _check(p, off, False)
+    _check(p, on, True)
+    assert off.objective == pytest.approx(_brute_force_noreconf(p), abs=(p.n + 1) / 1000)
+    assert mig_bounds.lower_bound(p.without_reconfiguration()) <= off.objective + 1e-9
+    assert off.lower_bound <= on.objective + 1e-9
+    assert mig_bounds.lower_bound(p) <= on.objective + 1e-9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("seed", range(3))
+def test_sweep_a100_n8_both_modes(preset, seed):
+    p = mig.generate(n=8, gpu="A100", workload=preset, seed=seed)
+    off = solve_cpsat(p, reconfiguration=False, time_limit=60, hint=False)
+    on = solve_cpsat(p, reconfiguration=True, time_limit=120)
+    _check(p, off, False)
+    _check(p, on, True)
+    assert off.lower_bound <= on.objective + 1e-9
