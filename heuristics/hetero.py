@@ -212,24 +212,34 @@ def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: f
 # Iterated local search on a giant tour
 # ---------------------------------------------------------------------------
 
+#: Moves span at most this many positions (the full neighbourhood for tours
+#: up to WINDOW + 1 tokens, e.g. all OR-Library n = 40 instances); this keeps
+#: a neighbourhood batch O(N * WINDOW) rows for large instances.
+WINDOW = 60
+
+
 @lru_cache(maxsize=64)
-def _moves(N: int) -> np.ndarray:
+def _moves(N: int, window: int = WINDOW) -> np.ndarray:
     """Index matrix of every swap (i<j) and insert (remove at i, insert at j,
-    j not in {i, i-1}) of a sequence of length N: row r applied as seq[rows[r]]."""
-    base = np.arange(N)
-    rows = []
-    for i in range(N):
-        for j in range(i + 1, N):
-            r = base.copy()
-            r[i], r[j] = j, i
-            rows.append(r)
-    for i in range(N):
-        rest = np.delete(base, i)
-        for j in range(N):
-            if j == i or j == i - 1:
-                continue
-            rows.append(np.insert(rest, j, i))
-    return np.array(rows, dtype=np.intp).reshape(-1, N)
+    j not in {i, i-1}) with ``|i - j| <= window`` of a sequence of length N:
+    row r applied as seq[rows[r]]."""
+    i, j = np.meshgrid(np.arange(N), np.arange(N), indexing="ij")
+    i, j = i.ravel(), j.ravel()
+    k = np.arange(N)[None, :]
+    span = np.abs(i - j) <= window
+    # swaps: positions i < j exchanged
+    sw = span & (i < j)
+    si, sj = i[sw, None], j[sw, None]
+    swaps = np.where(k == si, sj, np.where(k == sj, si, k))
+    # inserts: the token at i moves to position j (j not in {i, i-1}: those
+    # repeat the identity or an adjacent swap)
+    ins = span & (j != i) & (j != i - 1)
+    ii, jj = i[ins, None], j[ins, None]
+    fwd = ii < jj  # later tokens between i and j shift left
+    inserts = np.where(k == jj, ii,
+                       np.where(fwd & (k >= ii) & (k < jj), k + 1,
+                                np.where(~fwd & (k > jj) & (k <= ii), k - 1, k)))
+    return np.vstack([swaps, inserts]).astype(np.intp).reshape(-1, N)
 
 
 class _Tour:
@@ -256,6 +266,7 @@ class _Tour:
         self.w = np.concatenate([problem.weight[self.tasks], np.zeros(pad)])
         self.sep_gpu = np.concatenate([np.zeros(ns, dtype=np.intp), np.arange(1, m)])
         self.no_arrivals = not self.a.any()
+        self.big = 2.0 * (float(self.a.max(initial=0.0)) + float(self.p.max(axis=1).sum()) + 1.0)
         if m == 1:
             self.p1 = self.p[:, 0]
 
@@ -289,32 +300,52 @@ class _Tour:
                 # C_k = max(a_k, C_{k-1}) + p_k with C_0 = 0
                 C = P + np.maximum.accumulate(self.a[X] - (P - pt), axis=1)
             return (self.w[X] * np.maximum(C - self.d[X], 0.0)).sum(axis=1)
-        B = X.shape[0]
-        g = np.zeros(B, dtype=np.intp)
-        t = np.zeros(B)
-        total = np.zeros(B)
-        ns = self.ns
-        for k in range(X.shape[1]):
-            tok = X[:, k]
-            sep = tok >= ns
-            g = np.where(sep, self.sep_gpu[tok], g)
-            c = np.maximum(self.a[tok], t) + self.p[tok, g]
-            t = np.where(sep, 0.0, c)
-            total += self.w[tok] * np.maximum(c - self.d[tok], 0.0) + self.pen[tok, g]
-        return total
+        # Several GPUs: the same closed form per segment of the tour. Adding
+        # seg * BIG (BIG above any in-segment value range) to the terms makes
+        # the running maximum restart at every separator; a separator's own
+        # term (seg * BIG) is the segment's start at time 0.
+        sep = X >= self.ns
+        seg = np.cumsum(sep, axis=1)
+        pos = np.where(sep, np.arange(X.shape[1]), -1)
+        last = np.maximum.accumulate(pos, axis=1)
+        g = np.where(last >= 0, self.sep_gpu[np.take_along_axis(X, np.maximum(last, 0), axis=1)], 0)
+        pt = self.p[X, g]
+        P = np.cumsum(pt, axis=1)
+        P = P - np.maximum.accumulate(np.where(sep, P, 0.0), axis=1)
+        off = seg * self.big
+        C = P + np.maximum.accumulate(self.a[X] - (P - pt) + off, axis=1) - off
+        return (self.w[X] * np.maximum(C - self.d[X], 0.0) + self.pen[X, g]).sum(axis=1)
 
 
-def _descent(tour_obj: _Tour, tour: np.ndarray, cost: float):
-    """Best-improvement descent over all swap and insert moves."""
+#: Largest batch of moves evaluated at once; bigger neighbourhoods are
+#: scanned in random chunks of this size (first chunk with an improvement wins).
+CHUNK = 4096
+
+
+def _descent(tour_obj: _Tour, tour: np.ndarray, cost: float, deadline: float | None = None,
+             rng: np.random.Generator | None = None):
+    """Descent over the swap and insert moves: best improvement when the
+    neighbourhood fits one batch (all OR-Library n = 40 instances), else best
+    improvement within the first random chunk that improves. Stops at a local
+    optimum or at ``deadline`` (a ``time.perf_counter`` value)."""
     M = _moves(len(tour))
     if len(M) == 0:
         return tour, cost
+    if len(M) <= CHUNK:
+        parts = [M]
+    else:
+        order = (rng or np.random.default_rng(0)).permutation(len(M))
+        parts = [M[order[s:s + CHUNK]] for s in range(0, len(M), CHUNK)]
     while True:
-        cands = tour[M]
-        cs = tour_obj.costs(cands)
-        k = int(np.argmin(cs))
-        if cs[k] < cost - 1e-9 * max(1.0, abs(cost)):
-            tour, cost = cands[k], float(cs[k])
+        for part in parts:
+            if deadline is not None and time.perf_counter() >= deadline:
+                return tour, cost
+            cands = tour[part]
+            cs = tour_obj.costs(cands)
+            k = int(np.argmin(cs))
+            if cs[k] < cost - 1e-9 * max(1.0, abs(cost)):
+                tour, cost = cands[k], float(cs[k])
+                break
         else:
             return tour, cost
 
@@ -353,7 +384,8 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
 
     Solution: a giant tour (per-GPU sequences joined by separator tokens).
     Local search: best-improvement descent over all swaps and inserts of the
-    tour, evaluated as whole numpy batches (a move across a separator moves a
+    tour (spanning at most :data:`WINDOW` positions; large neighbourhoods are
+    scanned in random chunks of :data:`CHUNK` moves), evaluated as numpy batches (a move across a separator moves a
     task to another GPU; a move onto a GPU the task does not fit is priced
     prohibitively). Starting solutions: EFT list schedules of the arrival,
     EDD, WSPT and ATC orders, each improved by descent. Perturbation: a
@@ -373,6 +405,7 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     913.0
     """
     t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)
     enc = _Tour(problem)
     if enc.ns == 0:
@@ -386,10 +419,10 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
             starts[key] = (seqs, f)
     for seqs, _ in sorted(starts.values(), key=lambda sf: sf[1]):
         tour = enc.encode(seqs)
-        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]))
+        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]), deadline, rng)
         if c < best_cost:
             best_tour, best_cost = tour, c
-        if best_cost == 0:
+        if best_cost == 0 or (deadline is not None and time.perf_counter() >= deadline):
             break
     cur_tour, cur_cost = best_tour, best_cost
     N = enc.N
@@ -397,7 +430,7 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     while best_cost > 0 and N >= 2:
         if max_iter is not None and it >= max_iter:
             break
-        if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+        if deadline is not None and time.perf_counter() >= deadline:
             break
         it += 1
         tour = cur_tour.copy()
@@ -406,7 +439,7 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
         L = min(N, int(rng.integers(kick[0], kick[1] + 1)))
         i = int(rng.integers(0, N - L + 1))
         tour[i:i + L] = rng.permutation(tour[i:i + L])
-        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]))
+        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]), deadline, rng)
         if c <= cur_cost + 1e-9 * max(1.0, abs(cur_cost)):
             cur_tour, cur_cost = tour, c
         if c < best_cost - 1e-9 * max(1.0, abs(best_cost)):

@@ -107,3 +107,26 @@ def test_no_schedulable_task():
     for f in ALL:
         s = f(pb)
         assert s.assignments == [] and s.unscheduled == ["big"]
+
+
+@pytest.mark.parametrize("N,window", [(1, 60), (2, 60), (7, 60), (12, 3)])
+def test_move_matrix_is_every_swap_and_insert(N, window):
+    # naive construction of the neighbourhood, compared row by row
+    expected = []
+    for i in range(N):
+        for j in range(i + 1, min(N, i + window + 1)):
+            r = list(range(N))
+            r[i], r[j] = r[j], r[i]
+            expected.append(r)
+    for i in range(N):
+        for j in range(max(0, i - window), min(N, i + window + 1)):
+            if j in (i, i - 1):
+                continue
+            r = list(range(N))
+            x = r.pop(i)
+            r.insert(j, x)
+            expected.append(r)
+    got = heur._moves(N, window).tolist()
+    assert got == expected
+    if window >= N:
+        assert len(got) == N * (N - 1) // 2 + (N - 1) ** 2
