@@ -16,6 +16,7 @@ Usage::
 
     python -m benchmarks.far_quality --table 4 --runs 1000
     python -m benchmarks.far_quality --table 6 --runs 200 --quiet
+    python -m benchmarks.far_quality --table 4 --runs 1000 --p-sup 0
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ PAPER_T9 = {"PoorScaling": [84.42, 94.12, 95.21, 95.21, 92.32, 93.21],
             "GoodScaling": [82.67, 94.53, 94.46, 94.32, 92.32, 91.54]}
 
 
+#: Extra generator options (``--p-sup``), applied to every instance.
+GEN: dict = {}
+
+
 def area_bound(tasks, num_slices: int) -> float:
     """Sec. 6.4's baseline: sum of minimum areas over the slices (a lower bound on OPT)."""
     return sum(min(s * t.time(s) for s in t.sizes) for t in tasks) / num_slices
@@ -69,7 +74,7 @@ def table4(runs: int, gpu: str, ns, progress) -> None:
         for i, n in enumerate(ns):
             rhos = []
             for seed in progress(range(runs)):
-                p = mig.generate(n, gpu, cfg, "WideTimes", seed=seed)
+                p = mig.generate(n, gpu, cfg, "WideTimes", seed=seed, **GEN)
                 rhos.append(far.plan(p).makespan / area_bound(p.tasks, p.gpu.num_slices))
             paper = PAPER_T4[cfg][i] if gpu == "A100" and i < 6 and n == 10 + 5 * i else None
             cells.append(f"{statistics.mean(rhos):.3f}" + (f" ({paper:.2f})" if paper else ""))
@@ -85,7 +90,7 @@ def table6(runs: int, gpu: str, ns, progress) -> None:
             for i, n in enumerate(ns):
                 pr, mv, sw = [], [], []
                 for seed in progress(range(runs)):
-                    r = far.plan(mig.generate(n, gpu, cfg, tm, seed=seed))
+                    r = far.plan(mig.generate(n, gpu, cfg, tm, seed=seed, **GEN))
                     pr.append(r.stats["p_ref"])
                     mv.append(r.stats["moves"])
                     sw.append(r.stats["swaps"])
@@ -107,7 +112,7 @@ def table7(runs: int, gpu: str, ns, batches: int, progress) -> None:
             for i, n in enumerate(ns):
                 prev, pms, mv, sw = [], [], [], []
                 for seed in progress(range(runs)):
-                    w = mig.generate_workload([n] * batches, [0.0] * batches, gpu, cfg, tm, seed=seed * batches)
+                    w = mig.generate_workload([n] * batches, [0.0] * batches, gpu, cfg, tm, seed=seed * batches, **GEN)
                     r = far_multibatch.compare_concatenations(w)
                     prev.append(r["p_rev"])
                     pms.append(r["p_move_swap"])
@@ -131,7 +136,8 @@ def table9(runs: int, gpu: str, ns, batches: int, progress) -> None:
         for i, n in enumerate(ns):
             vals = []
             for seed in progress(range(runs)):
-                w = mig.generate_workload([n] * batches, [0.0] * batches, gpu, cfg, "WideTimes", seed=seed * batches)
+                w = mig.generate_workload([n] * batches, [0.0] * batches, gpu, cfg, "WideTimes", seed=seed * batches,
+                                           **GEN)
                 r = far.plan(w)
                 vals.append((r.makespan / area_bound(w.tasks, w.gpu.num_slices) - 1) * 100)
             paper = PAPER_T9[cfg][i] if gpu == "A100" and i < 6 and n == 10 + 5 * i else None
@@ -146,8 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gpu", default="A100", choices=["A30", "A100", "H100"])
     parser.add_argument("--n", type=int, nargs="+", help="numbers of tasks (default: the paper's)")
     parser.add_argument("--batches", type=int, default=11, help="batches per chain (tables 7 and 9)")
+    parser.add_argument("--p-sup", type=float, help="share of memory-bound (super-linear) tasks per class "
+                        "(generator default 0.5; the seed leaves it open)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.p_sup is not None:
+        if not 0.0 <= args.p_sup <= 1.0:
+            parser.error("--p-sup must lie in [0, 1]")
+        GEN["p_sup"] = args.p_sup
     if args.runs < 1 or args.batches < 2 or (args.n and min(args.n) < 1):
         parser.error("--runs and --n must be positive and --batches at least 2")
     from tqdm import tqdm
