@@ -20,8 +20,10 @@ fractions of the invented profiles, APPS): two jobs that each slow down by a
 factor ``s`` with half the chip gain ``2/s - 1``, about 25% for ``s = 1.6``;
 67% needs ``s ~ 1.2``. Memory contention and the shared chip-level caps eat
 part of that. (2) Power capping costs solo runs little in the model (optimal
-caps beat the even split by 0.3-1.9%), so the naive baseline is not handicapped
-much, whereas on the real node part of the 67% comes from the caps.
+caps beat the even split by 0.3-1.9%), so the naive baseline is barely
+handicapped; the paper's 67% is measured against that naive baseline and
+includes whatever the even split costs on the real node (the text gives no
+separate figure for it).
 
 Examples
 --------
