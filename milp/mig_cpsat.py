@@ -1,16 +1,27 @@
 """CP-SAT model of the MIG scheduling problem (seed 000, Sec. 2.2; DESIGN.md rules 1-6).
 
-Two models share one builder:
+Three models share one builder:
 
-**Without reconfiguration** (``reconfiguration=False`` or a GPU whose
-create/destroy times are all zero): every task i has one start variable and
+**Laminar assignment model** (default without reconfiguration and with one
+release time for all tasks). The placements' occupied slices form a laminar
+family (the repartitioning tree of Fig. 4). For a fixed assignment of tasks to
+placements, the best schedule runs every node's tasks back to back as soon as
+all its ancestors' tasks are done (:func:`_tree_schedule`); its makespan is
+the largest *slice load* (sum of the times of the tasks whose placement
+occupies the slice), which is also a lower bound for every schedule of that
+assignment, since the tasks covering one slice pairwise conflict. So
+OPT = min over assignments of the largest slice load: a pure assignment model
+(booleans x[i, p], one linear row per slice), no time variables at all.
+
+**Interval model** (without reconfiguration, with release times, or forced
+by ``model="intervals"``): every task i has one start variable and
 one optional fixed-size interval per placement p it may use (presence x[i,p],
 exactly one per task). Tasks whose placements share an occupied slice never
 overlap: one NoOverlap per slice (the slices' constraints are exactly the
 maximal cliques of the laminar placement tree). Redundant: a cumulative over
 all tasks with demand |occ(p)| and capacity #slices.
 
-**With reconfiguration**: on top of the task intervals, every placement p has
+**Session model** (with reconfiguration): on top of the task intervals, every placement p has
 K_p ordered *session slots* k. A present slot is a create operation
 [c, c + t_create), a usable window [c + t_create, v) and, if destroyed, a
 destroy operation [v, v + t_destroy); it occupies occ(p) from c to the
@@ -25,6 +36,15 @@ destroy's end, or to the horizon when never destroyed (rule 2). Then
   so no task-to-session assignment variables are needed; the same NoOverlap
   runs the tasks of a session one after another and puts the destroy after the
   last one.
+
+Before the session model, an *assignment relaxation* (the laminar model plus,
+per slice, one create and one destroy for every used placement covering it
+but one destroy fewer, and all creates serialised before the last task) is
+solved for at most ``relax_time`` seconds; its proven bound becomes the
+session model's initial lower bound (usually within a few ms of the optimum).
+Linear cuts give the session model's LP the same reasoning: per slice, the
+sessions with their operations and tasks fit in [0, makespan] and at most one
+of them is never destroyed; all operations fit on the channel.
 
 Slot bound (exact, not a heuristic): a session runs at least one task (an
 empty one can be deleted, which only frees the channel and its slices), so p

@@ -154,7 +154,7 @@ def test_lower_bound_survives_rounding():
 
 
 def test_given_hint_is_used_and_schedule_checked():
-    p = mig.generate(n=5, gpu="A100", seed=1)
+    p = mig.generate(n=4, gpu="A100", seed=1)
     first = solve_cpsat(p, time_limit=30, hint=False)
     again = solve_cpsat(p, time_limit=30, hint=first.schedule)
     assert again.info["hint"] == "given"
@@ -236,7 +236,7 @@ def small_problems(draw):
     return mig.Problem("A30", tasks)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(small_problems())
 def test_invariants_on_random_a30_batches(p):
     """Checked schedules; LB <= OPT(no reconf) <= OPT(reconf); the laminar optimum is the brute force."""
