@@ -40,6 +40,22 @@ to ``x[i,p] = sum_j b[i,j,p]``. Times: create start ``c_j`` (duration
   session's destroy);
 * empty slots come last and a used slot runs at least one task.
 
+Tasks on different intersecting placements are also separated by the
+first one's destroy and the second one's create: the disjunction of the
+model without reconfiguration gets the gap ``t_destroy(p_i) + t_create(p_j)``,
+cancelled by ``w[i,j,p] <= x[i,p], x[j,p]`` when both use the same placement;
+and every task starts after its own create, ``s_i >= t_create(p_i)``.
+
+The relaxation R and how a solve proceeds
+-----------------------------------------
+R is the model without reconfiguration plus the gaps above (no sessions, no
+channel). It is a relaxation (every rule-1-6 schedule satisfies it), small,
+and on generated instances usually exactly tight. With reconfiguration,
+:func:`solve_pyomo` first solves R: its dual bound becomes a floor on ``C``,
+its schedule (grouped into sessions, channel order improved by local search)
+an incumbent. When the incumbent meets the floor, optimality is proven and
+the session model is skipped; otherwise the session model runs with both.
+
 Soundness of the slot bound. Every session of a feasible schedule runs at
 least one task (the checker rejects empty sessions), so a schedule has at
 most n sessions, and numbering them by create start (creates are serialised,
@@ -73,7 +89,8 @@ The schedule read off a solution is re-timed with the true float durations
 :func:`instances.mig.check` before it is returned. The lower bound is the
 solver's proven dual bound (times are continuous, so no rounding slack is
 needed; it is valid up to the solver's feasibility tolerances), capped at the
-objective; OPTIMAL means HiGHS closed the gap to ``mip_rel_gap = 1e-6``.
+objective; OPTIMAL means HiGHS closed the gap to ``mip_rel_gap = 1e-6`` (in
+the session model, or in R when R's bound meets a checked schedule).
 
 Examples
 --------
@@ -101,7 +118,9 @@ from instances import mig
 from instances.gpus import GPUSpec, Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
-from milp.mig_pyomo_plan import Session, TimedPlan, best_plan, plan_from_schedule, retime_order, retime_sessions
+from instances.mig_schedule import ScheduledTask
+from milp.mig_pyomo_plan import (Session, TimedPlan, best_plan, improve_channel, retime_order, retime_sessions,
+                               sessionize)
 from milp.result import Result, Status
 
 __all__ = ["solve_pyomo", "build_model", "subtree_symmetries", "REL_GAP"]
@@ -248,6 +267,8 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
             for a, b in ((i, j), (j, i)):
                 gap[a, b] = (sum(td[q] * m.x[a, q] for q in Pi[a]) + sum(tc[q] * m.x[b, q] for q in Pi[b])
                              - sum(same))
+    if reconfiguration:
+        _add_channel_cuts(m, n, P, Pi, dur, tc, H)
     m.disj = pe.ConstraintList()
     extra = (max(td) + max(tc)) if reconfiguration else 0.0
     for i, j in itertools.combinations(range(n), 2):
@@ -284,6 +305,27 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
         _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices)
     m._meta = dict(P=P, Pi=Pi, tasks=tasks, H=H, reconfiguration=reconfiguration and sessions, tc=tc, td=td)
     return m
+
+
+def _add_channel_cuts(m, n, P, Pi, dur, tc, H) -> None:
+    """Consequences of the serialised creates (rule 4) stated on tasks alone (valid in R).
+
+    * every used placement has a session, so its create is on the channel before
+      the last task starts: ``sum_p t_create(p) u_p <= C - min task time``;
+    * two tasks in different sessions (different placements, or w = 0) had two
+      creates before the later one starts; ``y[i,j]`` picks which one is later:
+      ``s_j >= t_create(p_i) + t_create(p_j) - (same placement) t_create``.
+    """
+    m.U = pe.Var(range(len(P)), bounds=(0.0, 1.0))
+    m.U_ge = pe.Constraint(m.IP, rule=lambda _, i, q: m.U[q] >= m.x[i, q])
+    tmin = min(dur.values())
+    m.create_load = pe.Constraint(expr=sum(tc[q] * m.U[q] for q in range(len(P))) <= m.C - tmin)
+    m.two_creates = pe.ConstraintList()
+    for i, j in itertools.combinations(range(n), 2):
+        same = sum(tc[q] * m.w[i, j, q] for q in Pi[i] if (j, q) in dur)
+        both = sum(tc[q] * m.x[i, q] for q in Pi[i]) + sum(tc[q] * m.x[j, q] for q in Pi[j]) - same
+        m.two_creates.add(m.s[j] >= both - H * (1 - m.y[i, j]))
+        m.two_creates.add(m.s[i] >= both - H * m.y[i, j])
 
 
 def _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices) -> None:
@@ -453,6 +495,32 @@ def _set_start(m: pe.ConcreteModel, plan: TimedPlan) -> None:
             m.beta[j, l].set_value(1 if gpu_ops[("destroy", j)] < gpu_ops[("create", l)] else 0)
         if ("destroy", j) in gpu_ops and ("destroy", l) in gpu_ops:
             m.gam[j, l].set_value(1 if gpu_ops[("destroy", j)] < gpu_ops[("destroy", l)] else 0)
+
+
+def _read_relaxed(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
+    """A schedule with reconfiguration from a solution of the relaxation R.
+
+    R's own start times (which keep the destroy + create gaps) group the tasks
+    into sessions and order the channel: each create as late as its first
+    task allows, each destroy right after its last task; then local search.
+    """
+    meta = m._meta
+    tasks, P = meta["tasks"], meta["P"]
+    val = pe.value
+    runs = []
+    for i, t in enumerate(tasks):
+        q = max(((val(m.x[i, q]), q) for q in meta["Pi"][i]))[1]
+        start = val(m.s[i])
+        runs.append(ScheduledTask(t.name, P[q], start, start + t.times[P[q].size]))
+    sessions, first, last = sessionize(runs)
+    gpu = problem.gpu
+    c_at = [f - gpu.create_time[s.placement.size] / 2 for s, f in zip(sessions, first)]
+    d_at = [e + gpu.destroy_time[s.placement.size] / 2 for s, e in zip(sessions, last)]
+    try:
+        plan = retime_sessions(problem, sessions, c_at, d_at)
+    except ValueError:
+        plan = retime_sessions(problem, sessions, first, last)
+    return improve_channel(problem, plan)
 
 
 def _read_plan(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
@@ -669,9 +737,7 @@ def _solve_model(problem: AnyProblem, reconfiguration: bool, sessions: bool, tim
                            f"{start_plan.makespan:.6g} exists: a model bug")
     plan = start_plan
     if has_sol:
-        solved = _read_plan(m, problem)
-        if reconfiguration and not sessions:
-            solved = plan_from_schedule(problem, solved.schedule, True)
+        solved = _read_relaxed(m, problem) if reconfiguration and not sessions else _read_plan(m, problem)
         if solved.makespan <= plan.makespan:
             plan = solved
     if proven and milp_obj is not None and sessions and plan.makespan > milp_obj + 1e-6 * max(1.0, milp_obj):

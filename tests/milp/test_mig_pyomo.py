@@ -270,6 +270,15 @@ def test_reconf_short_tasks_match_brute_force(n, seed, relaxation):
     assert res.objective == pytest.approx(brute_reconf(p), abs=TOL)
 
 
+@pytest.mark.parametrize("gpu", ["A100", "H100"])
+def test_reconf_short_tasks_two_on_seven_slices(gpu):
+    p = short_tasks(2, gpu, 3)
+    opt = brute_reconf(p)
+    for relaxation in (True, False):
+        res = solve_checked(p, True, relaxation=relaxation)
+        assert res.status is Status.OPTIMAL and res.objective == pytest.approx(opt, abs=TOL)
+
+
 def test_reconf_generated_a100_matches_brute_force():
     p = mig.generate(2, "A100", "MixedScaling", "WideTimes", 3)
     opt = brute_reconf(p)
@@ -303,12 +312,13 @@ def test_random_a30_pairs_match_brute_force(raw, reconfiguration):
 # ---------------------------------------------------------------------------
 # workloads (release times)
 
-def test_workload_releases_respected_and_optimal():
+@pytest.mark.parametrize("relaxation", [True, False], ids=["with_R", "full_model"])
+def test_workload_releases_respected_and_optimal(relaxation):
     b0 = mig.Problem("A30", [T("a", {1: 1.0, 2: 0.6, 4: 0.4}), T("b", {1: 0.5, 2: 0.4, 4: 0.35})])
     b1 = mig.Problem("A30", [T("c", {1: 0.8, 2: 0.5, 4: 0.3})], release=0.3)
     w = mig.Workload("A30", [b0, b1])
     for reconfiguration, brute in ((False, brute_no_reconf), (True, brute_reconf)):
-        res = solve_checked(w, reconfiguration)
+        res = solve_checked(w, reconfiguration, relaxation=relaxation)
         start_c = next(r.start for r in res.schedule.tasks if r.task == "c")
         assert start_c >= 0.3 - 1e-9
         assert res.status is Status.OPTIMAL
@@ -375,6 +385,19 @@ def test_time_limit_gives_checked_incumbent():
     assert res.status in (Status.FEASIBLE, Status.OPTIMAL)
     if res.status is Status.FEASIBLE:
         assert res.lower_bound < res.objective
+
+
+def test_generic_pyomo_solver_path():
+    # the path for solvers other than appsi HiGHS, exercised with Pyomo's contrib HiGHS interface
+    from milp import mig_pyomo as mp
+
+    p = mig.generate(4, "A30", "MixedScaling", "WideTimes", 1)
+    plan = best_plan(p, False)
+    m = mp.build_model(p, False, plan.makespan * (1 + 1e-9))
+    mp._set_start(m, canonical(p, plan))
+    proven, term, has_sol, bound, obj, _ = mp._run_pyomo(m, "highs", 30, None, True)
+    assert proven and has_sol and bound == pytest.approx(obj, rel=1e-6)
+    assert mp._read_plan(m, p).makespan == pytest.approx(brute_no_reconf(p), abs=TOL)
 
 
 def test_unknown_solver_is_a_clear_error():
