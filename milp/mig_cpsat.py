@@ -51,10 +51,11 @@ empty one can be deleted, which only frees the channel and its slices), so p
 has at most as many sessions as tasks may use its size: K_p = n_p, and the
 model also states sum_k present[p, k] <= #tasks on p. For a single batch the
 root (whole-GPU) placement needs only one session: the root's sessions cut the
-schedule into phases that start and end with an empty GPU, and moving every
-root session to the front, merged into one, removes a create and a destroy per
-extra session and delays nothing (no release times). For workloads with
-release times all root slots are kept.
+schedule into phases that start and end with an empty GPU; merging all root
+sessions into one, placed first (or last, when the schedule ends with a root
+session, which then needs no destroy), removes a create and a destroy per
+extra session, and the phases, shifted as blocks, keep their internal timing
+(safe when every release time is 0). Otherwise all root slots are kept.
 
 Sound reductions, both valid for every duration vector (so also after rounding):
 
@@ -149,8 +150,10 @@ def session_slots(problem: ProblemLike, placement: Placement) -> int:
     """The exact session-slot bound K_p of the reconfiguration model (module docstring)."""
     gpu = problem.gpu
     n_p = sum(1 for t in problem.tasks if placement.size in t.times)
-    single_batch = len(set(problem.releases().values())) <= 1
-    if placement == gpu.root and single_batch:
+    # the phase argument shifts phases earlier, which is only safe when no
+    # task waits for a release
+    no_release = all(r == 0 for r in problem.releases().values())
+    if placement == gpu.root and no_release:
         return min(1, n_p)
     return n_p
 
