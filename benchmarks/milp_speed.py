@@ -76,17 +76,13 @@ def summarise(runs: list[dict[str, Any]], time_limit: float) -> dict[str, Any]:
             "median_text": f">{time_limit:g}" if math.isinf(med) else f"{med:.2f}"}
 
 
-def speed_table(rows: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, quiet: bool) -> list:
-    jobs = [(row, n, s) for row, n in rows for s in range(seeds)]
-    results: dict[tuple[str, int], list] = {}
-    for row, n, s in _bar(jobs, len(jobs), quiet, "solving"):
-        results.setdefault((row, n), []).append(run_one(row, n, s, time_limit, workers))
-    out = []
+def speed_table(rows: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, quiet: bool):
+    """Yield one summary per row as soon as its seeds are solved."""
     for row, n in rows:
-        summ = summarise(results[(row, n)], time_limit)
+        runs = [run_one(row, n, s, time_limit, workers) for s in _bar(range(seeds), seeds, quiet, f"{row} n={n}")]
+        summ = summarise(runs, time_limit)
         summ.update(row=row, n=n, target=TARGETS.get((row, n)))
-        out.append(summ)
-    return out
+        yield summ
 
 
 def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, workers: int, quiet: bool) -> list:
