@@ -144,3 +144,23 @@ def test_ils_reaches_orlib_target():
         hits += v == optima[k - 1]
         gaps.append((v - optima[k - 1]) / max(optima[k - 1], 1))
     assert hits >= 110 and sum(gaps) / len(gaps) <= 0.005
+
+
+def test_sagreedy_neighbourhood_cannot_reach_optimum():
+    # Counterexample to the seed's claim that SAGreedy escapes local optima
+    # (Sec. III.C): one GPU, all arrivals 0, tasks t0 (p 5, w 7, d 18),
+    # t1 (p 2, w 9, d 8), t2 (p 9, w 1, d 13). Greedy order t0 t1 t2 costs 3
+    # (t2 ends at 16). An ordering of SAGreedy is "prioritised tardy tasks,
+    # then the rest in arrival order", and only one task is ever tardy, so
+    # the only orderings it can evaluate are t0 t1 t2 (3), t2 t0 t1 (72) and
+    # t1 t0 t2 (3); the optimum t1 t2 t0 (0) is unreachable at any temperature.
+    tasks = (Task("t0", 5, deadline=18, weight=7), Task("t1", 2, deadline=8, weight=9),
+             Task("t2", 9, deadline=13, weight=1))
+    pb = HeteroProblem(tasks, (GPU("g", 1.0),))
+    assert heur.objective(pb, [[1, 2, 0]]) == 0
+    assert solve_optimal(pb, backend="cpsat", time_limit=10).objective == 0
+    for seed in range(5):
+        for t_initial in (1.0, 1000.0):
+            s = heur.sagreedy(pb, seed=seed, t_initial=t_initial)
+            assert hetero.weighted_tardiness(pb, s) == 3
+    assert hetero.weighted_tardiness(pb, heur.ils(pb, time_limit=None, max_iter=5)) == 0
