@@ -117,6 +117,17 @@ def test_paper_runs_on_tiny_reps(capsys):
     assert "(1.23, " in out and "(3.29, " in out and "(84.42, " in out
 
 
+def test_dask_scheduler_address_path():
+    # --scheduler tcp://...: connect to a running scheduler instead of starting a cluster
+    from dask.distributed import LocalCluster
+
+    cfg = compare.Config(n=5, instances=2, exact=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as cluster:
+        remote = compare.run(cfg, executor="dask", scheduler=cluster.scheduler_address)
+    assert _strip_times(remote) == _strip_times(compare.run(cfg))
+
+
 def test_process_pool_matches_sequential():
     cfg = compare.Config(n=5, instances=3, exact=False)
     assert _strip_times(compare.run(cfg, jobs=2)) == _strip_times(compare.run(cfg))
