@@ -57,6 +57,13 @@ session, which then needs no destroy), removes a create and a destroy per
 extra session, and the phases, shifted as blocks, keep their internal timing
 (safe when every release time is 0). Otherwise all root slots are kept.
 
+With a feasible hint (FAR's schedule by default) of makespan M, every
+solution worth finding has rounded makespan at most U = ceil(M * resolution)
++ slack (the hint rounded up along its chains), so the horizon shrinks to U
+and K_p to the largest m whose m shortest tasks on p plus m creates and m - 1
+destroys fit below U (e.g. 3-4 instead of 12 slots for the 1-slice
+placements of an n = 12 A100 batch).
+
 Sound reductions, both valid for every duration vector (so also after rounding):
 
 * **dominance** (no reconfiguration only): among placements with the same
@@ -146,16 +153,35 @@ def _subtree(gpu: GPUSpec, p: Placement) -> list[Placement]:
     return out
 
 
-def session_slots(problem: ProblemLike, placement: Placement) -> int:
-    """The exact session-slot bound K_p of the reconfiguration model (module docstring)."""
+def session_slots(problem: ProblemLike, placement: Placement, ub_scaled: int | None = None,
+                  resolution: int = RESOLUTION) -> int:
+    """The exact session-slot bound K_p of the reconfiguration model (module docstring).
+
+    With ``ub_scaled`` (an upper bound on the rounded optimum, in model units)
+    also: m sessions of p need m creates, m - 1 destroys and at least m tasks
+    on p's slices one after another, so m is at most the largest count whose
+    shortest tasks and operations fit below the bound.
+    """
     gpu = problem.gpu
-    n_p = sum(1 for t in problem.tasks if placement.size in t.times)
+    durations = sorted(_up(t.times[placement.size], resolution) for t in problem.tasks
+                       if placement.size in t.times)
+    n_p = len(durations)
     # the phase argument shifts phases earlier, which is only safe when no
     # task waits for a release
     no_release = all(r == 0 for r in problem.releases().values())
     if placement == gpu.root and no_release:
         return min(1, n_p)
-    return n_p
+    if ub_scaled is None:
+        return n_p
+    tc = _up(gpu.create_time[placement.size], resolution)
+    td = _up(gpu.destroy_time[placement.size], resolution)
+    m, total = 0, 0
+    for d in durations:
+        total += d + tc + (td if m else 0)
+        if total > ub_scaled:
+            break
+        m += 1
+    return max(m, 1) if n_p else 0
 
 
 def key_slices(gpu: GPUSpec, key: tuple[int, int]) -> frozenset:
@@ -336,7 +362,7 @@ def _build(problem: ProblemLike, reconf: bool, R: int, symmetry: bool, lb_scaled
         ops, occ_by_slice, occ_all, occ_dem = [], defaultdict(list), [], []
         for p in gpu.placements:
             on_p = [x[i, p.key()] for i in range(len(tasks)) if (i, p.key()) in x]
-            K = min(session_slots(problem, p), len(on_p))
+            K = min(session_slots(problem, p, ub_scaled, R), len(on_p))
             if K == 0:
                 continue
             c_t, d_t = tc[p.size], td[p.size]
@@ -657,13 +683,20 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
                               "wall_time": rs.WallTime()}
     if fix_assignment:  # the reductions pick canonical placements, which a fixed assignment may not use
         symmetry = False
-    built = _build(target, reconf, R, symmetry, lb_scaled, None, redundant, laminar, dominance=not fix_assignment)
     if hint is None:
         hint, info["hint"] = _default_hint(target)
     elif hint is False:
         hint, info["hint"] = None, "none"
     else:
         info["hint"] = "given"
+    ub_scaled = None
+    if hint is not None and not mig.check(target, hint, reconfiguration=reconf):
+        # a feasible hint, rounded up activity by activity along its chains,
+        # is a solution of the rounded model: an upper bound for its optimum
+        ub_scaled = math.ceil(hint.makespan * R) + slack
+        info["hint_makespan"] = hint.makespan
+    built = _build(target, reconf, R, symmetry, lb_scaled, ub_scaled, redundant, laminar,
+                   dominance=not fix_assignment)
     if hint is not None:
         _add_hint(built, target, hint, R, reconf)
     if fix_assignment:
