@@ -183,6 +183,18 @@ def test_session_slots_bound():
     assert session_slots(w, gpu.root) == 4
 
 
+def test_session_slots_shrink_with_an_upper_bound():
+    """1-slice tasks of 2, 3, 4 s on the A30 (create 0.11, destroy 0.10): below 5.5 s
+    at most two sessions of 1@0 fit (2.11 + 3.21 = 5.32), below 5.3 s only one."""
+    tasks = [mig.Task(f"t{i}", {1: d, 2: d, 4: d}) for i, d in enumerate([2.0, 3.0, 4.0])]
+    p = mig.Problem("A30", tasks)
+    leaf = p.gpu.placement(1, 0)
+    assert session_slots(p, leaf) == 3
+    assert session_slots(p, leaf, ub_scaled=5500) == 2
+    assert session_slots(p, leaf, ub_scaled=5300) == 1
+    assert session_slots(p, leaf, ub_scaled=100) == 1  # never below one slot
+
+
 def test_tree_schedule_meets_largest_slice_load():
     p = mig.generate(n=7, gpu="A100", seed=9)
     gpu = p.gpu
