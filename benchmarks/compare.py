@@ -119,24 +119,10 @@ def _heuristics(gpu) -> list[tuple[str, Callable]]:
 
 
 def solve_exact(problem, **options):
-    """``milp.solve_optimal(problem, **options)``.
-
-    ``solve_optimal`` picks the family from the module that defines the
-    problem's class; ``mig.Problem`` is defined in ``instances/mig_problem.py``
-    and only re-exported by ``instances/mig.py``, so the dispatch may look for
-    ``milp.mig_problem``. Until the dispatcher maps re-exported classes, fall
-    back to ``milp.mig`` (the module MIG_API.md names) in that one case.
-    """
+    """``milp.solve_optimal(problem, **options)`` (imported lazily, so worker processes load OR-Tools only when used)."""
     from milp import solve_optimal
 
-    try:
-        return solve_optimal(problem, **options)
-    except NotImplementedError as exc:
-        if "mig" not in str(exc):
-            raise
-        from milp import mig as milp_mig
-
-        return milp_mig.solve(problem, **options)
+    return solve_optimal(problem, **options)
 
 
 def run_instance(cfg: Config, index: int) -> dict[str, Any]:

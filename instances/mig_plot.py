@@ -41,8 +41,10 @@ def plot_schedule(schedule: Schedule, gpu: GPUSpec, ax=None, title: str | None =
 
     # pastel task colours, none of them the green / red of the reconfiguration operations
     palette = [c for i, c in enumerate(matplotlib.colormaps["Set3"].colors) if i not in (3, 6)]
-    for i, st in enumerate(sorted(schedule.tasks, key=lambda t: (t.start, t.placement.start))):
-        color = palette[i % len(palette)]
+    # colour keyed by the task's rank by name, so a task has one colour in every chart of the same tasks
+    rank = {name: i for i, name in enumerate(sorted(t.task for t in schedule.tasks))}
+    for st in schedule.tasks:
+        color = palette[rank[st.task] % len(palette)]
         width = st.end - st.start
         compute = set(st.placement.compute_slices)
         for first, count in _runs(sorted(compute)):

@@ -29,7 +29,9 @@ BACKENDS = ("cpsat", "highs")
 def family_of(problem: Any) -> str:
     """Name of the problem family (``mig``, ``hetero``, ...) from the problem's defining module."""
     module = type(problem).__module__
-    package, _, family = module.rpartition(".")
+    package, _, name = module.rpartition(".")
+    # a family may split its definitions over instances/<family>_*.py (mig_problem.py, ...)
+    family = name.split("_", 1)[0]
     if package != "instances" or not family:
         raise TypeError(
             f"solve_optimal: {type(problem).__name__} is not a problem type from instances/ "
