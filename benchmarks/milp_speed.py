@@ -18,9 +18,14 @@ for each n, with and without reconfiguration; an unproven OPT is replaced by
 the solver's bracket [lower bound, best] and marked ``*``.
 
 Row names: ``cpsat0`` = CP-SAT without reconfiguration (laminar model),
-``cpsat1`` = CP-SAT with reconfiguration (session model), ``naive0`` = CP-SAT
-interval model without the laminar reduction, ``highs0`` / ``highs1`` = the
-Pyomo MILP of milp/mig_pyomo.py solved by HiGHS.
+``cpsat1`` = CP-SAT with reconfiguration (session model), both with FAR's
+schedule as hint (when heuristics.far exists); ``nohint0`` / ``nohint1`` = the
+same without a hint; ``naive0`` = the interval model (no laminar reduction)
+with the hint, dominance, symmetry and redundant constraints; ``bare0`` = the
+naive model of the issue: one optional interval per task and placement, per-slice
+NoOverlap, no hint, symmetry breaking or redundant constraints (dominance of
+3@0 by 4@0 still applies); ``highs0`` / ``highs1`` = the Pyomo MILP of
+milp/mig_pyomo.py solved by HiGHS.
 
 Timings depend on the machine and its load; CP-SAT runs with 2 workers.
 """
@@ -37,6 +42,9 @@ from instances import mig
 
 ROWS = {"cpsat0": ("cpsat", False, {}), "cpsat1": ("cpsat", True, {}),
         "naive0": ("cpsat", False, {"model": "intervals"}),
+        "bare0": ("cpsat", False, {"model": "intervals", "symmetry": False, "redundant": False, "hint": False}),
+        "nohint0": ("cpsat", False, {"hint": False}),
+        "nohint1": ("cpsat", True, {"hint": False}),
         "highs0": ("highs", False, {}), "highs1": ("highs", True, {})}
 TARGETS = {("cpsat0", 12): 5.0, ("cpsat1", 12): 60.0, ("highs0", 8): 60.0}
 
@@ -63,7 +71,8 @@ def run_one(row: str, n: int, seed: int, time_limit: float, workers: int) -> dic
     kwargs: dict[str, Any] = dict(backend=backend, reconfiguration=reconf, time_limit=time_limit, workers=workers)
     if backend == "cpsat":
         kwargs["hint"] = None  # FAR's schedule when available
-    res = solve(_instance(n, seed), **kwargs, **opts)
+    kwargs.update(opts)
+    res = solve(_instance(n, seed), **kwargs)
     return {"time": res.runtime, "proven": res.proven, "gap": res.gap or 0.0, "objective": res.objective,
             "lower_bound": res.lower_bound}
 
