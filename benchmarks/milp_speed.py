@@ -23,8 +23,7 @@ schedule as hint (when heuristics.far exists); ``nohint0`` / ``nohint1`` = the
 same without a hint; ``naive0`` = the interval model (no laminar reduction)
 with the hint, dominance, symmetry and redundant constraints; ``bare0`` = the
 naive model of the issue: one optional interval per task and placement, per-slice
-NoOverlap, no hint, symmetry breaking or redundant constraints (dominance of
-3@0 by 4@0 still applies); ``highs0`` / ``highs1`` = the Pyomo MILP of
+NoOverlap, no hint, dominance, symmetry breaking or redundant constraints; ``highs0`` / ``highs1`` = the Pyomo MILP of
 milp/mig_pyomo.py solved by HiGHS.
 
 Timings depend on the machine and its load; CP-SAT runs with 2 workers.
@@ -42,7 +41,8 @@ from instances import mig
 
 ROWS = {"cpsat0": ("cpsat", False, {}), "cpsat1": ("cpsat", True, {}),
         "naive0": ("cpsat", False, {"model": "intervals"}),
-        "bare0": ("cpsat", False, {"model": "intervals", "symmetry": False, "redundant": False, "hint": False}),
+        "bare0": ("cpsat", False, {"model": "intervals", "symmetry": False, "redundant": False, "hint": False,
+                              "dominance": False}),
         "nohint0": ("cpsat", False, {"hint": False}),
         "nohint1": ("cpsat", True, {"hint": False}),
         "highs0": ("highs", False, {}), "highs1": ("highs", True, {})}

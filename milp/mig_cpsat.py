@@ -589,7 +589,7 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
                 workers: int | None = None, hint: mig.Schedule | None | bool = None,
                 lower_bound: float | None = None, *, resolution: int = RESOLUTION, symmetry: bool = True,
                 redundant: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 20.0,
-                fix_assignment: bool = False, log: bool = False) -> Result:
+                fix_assignment: bool = False, dominance: bool = True, log: bool = False) -> Result:
     """Solve a MIG problem or multi-batch workload exactly with CP-SAT.
 
     Parameters
@@ -612,9 +612,10 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
         A proven lower bound (seconds) to add to the model.
     resolution
         Model time units per second (durations rounded up; module docstring).
-    symmetry, redundant
-        Switch the symmetry-breaking and the redundant constraints off (for
-        experiments; results stay exact either way).
+    symmetry, redundant, dominance
+        Switch the symmetry breaking, the redundant constraints and cuts, or
+        the dominance of placements off (for experiments; results stay exact
+        either way).
     model
         ``"auto"``: the laminar assignment model when there is neither
         reconfiguration nor a release time difference, else the interval
@@ -696,7 +697,7 @@ def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: 
         ub_scaled = math.ceil(hint.makespan * R) + slack
         info["hint_makespan"] = hint.makespan
     built = _build(target, reconf, R, symmetry, lb_scaled, ub_scaled, redundant, laminar,
-                   dominance=not fix_assignment)
+                   dominance=dominance and not fix_assignment)
     if hint is not None:
         _add_hint(built, target, hint, R, reconf)
     if fix_assignment:
