@@ -21,7 +21,8 @@ Model with reconfiguration (rules 1-6)
 Sessions live in ``m = n`` slots numbered in create order; slot j picks at
 most one placement (``v[j,p]``), tasks pick a slot (``a[i,j]``), and
 ``b[i,j,p]`` (continuous, = a[i,j] v[j,p] at integral points) links the two
-to ``x[i,p] = sum_j b[i,j,p]``. Times: create start ``c_j`` (duration
+to ``x[i,p] = sum_j b[i,j,p]``; x stays binary, which is redundant but lets
+HiGHS branch on placements first (10-30x faster on n = 4). Times: create start ``c_j`` (duration
 ``TC_j = sum_p t_create(p) v[j,p]``), destroy start ``e_j`` with
 ``D_j = TD_j`` if destroyed (``del_j = 1``) else 0.
 
@@ -233,10 +234,7 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
     m.s = pe.Var(m.I, bounds=lambda _, i: (lb_s[i], H - min(dur[i, q] for q in Pi[i])))
     m.C = pe.Var(bounds=(min(float(lower_bound), H), H))
     m.y = pe.Var(m.PAIRS, within=pe.Binary)
-    if reconfiguration and sessions:  # x = sum_j b[i,j,p] is integral when the slots are
-        m.x = pe.Var(m.IP, bounds=(0.0, 1.0))
-    else:
-        m.x = pe.Var(m.IP, within=pe.Binary)
+    m.x = pe.Var(m.IP, within=pe.Binary)
     m.obj = pe.Objective(expr=m.C, sense=pe.minimize)
 
     def d(i):

@@ -400,6 +400,33 @@ def test_generic_pyomo_solver_path():
     assert mp._read_plan(m, p).makespan == pytest.approx(brute_no_reconf(p), abs=TOL)
 
 
+def test_bad_hint_is_a_clear_error():
+    from instances.errors import InstanceError
+
+    bad = mig.Schedule("A30", [mig.ScheduledTask("a", gpus.get("A30").placement(4, 0), 0.0, 1.5)])
+    with pytest.raises(InstanceError, match="hint"):
+        solve_pyomo(A30_TWO, reconfiguration=False, hint=bad)
+
+
+def test_given_lower_bound_is_used_as_floor():
+    p = short_tasks(3, "A30", 4)
+    opt = brute_reconf(p)
+    res = solve_checked(p, True, relaxation=False, lower_bound=opt - 1e-9)
+    assert res.status is Status.OPTIMAL and res.objective == pytest.approx(opt, abs=TOL)
+    assert res.lower_bound >= opt - 1e-6
+
+
+@pytest.mark.parametrize("reconfiguration", [False, True])
+def test_solve_optimal_dispatches_to_highs(reconfiguration):
+    pytest.importorskip("milp.mig")
+    from milp import solve_optimal
+
+    res = solve_optimal(A30_BIG_SMALL, backend="highs", reconfiguration=reconfiguration)
+    assert res.backend == "highs" and res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(3.45 if reconfiguration else 3.0)
+    assert mig.check(A30_BIG_SMALL, res.schedule, reconfiguration=reconfiguration) == []
+
+
 def test_unknown_solver_is_a_clear_error():
     with pytest.raises(ValueError, match="not available"):
         solve_pyomo(A30_TWO, reconfiguration=False, solver="no_such_solver_xyz")
