@@ -261,7 +261,7 @@ def test_no_reconf_matches_brute_force(gpu, n, seed):
     assert res.lower_bound == pytest.approx(res.objective, abs=TOL)
 
 
-@pytest.mark.parametrize("n,seed", [(2, 0), (3, 1), (3, 2)])
+@pytest.mark.parametrize("n,seed", [(2, 0), (3, 1), (3, 2), (4, 0), (4, 3)])
 @pytest.mark.parametrize("relaxation", [True, False], ids=["with_R", "full_model"])
 def test_reconf_short_tasks_match_brute_force(n, seed, relaxation):
     p = short_tasks(n, "A30", seed)
@@ -279,8 +279,9 @@ def test_reconf_short_tasks_two_on_seven_slices(gpu):
         assert res.status is Status.OPTIMAL and res.objective == pytest.approx(opt, abs=TOL)
 
 
-def test_reconf_generated_a100_matches_brute_force():
-    p = mig.generate(2, "A100", "MixedScaling", "WideTimes", 3)
+@pytest.mark.parametrize("n,seed", [(2, 3), (4, 0)])
+def test_reconf_generated_a100_matches_brute_force(n, seed):
+    p = mig.generate(n, "A100", "MixedScaling", "WideTimes", seed)
     opt = brute_reconf(p)
     for relaxation in (True, False):
         res = solve_checked(p, True, relaxation=relaxation)
@@ -444,16 +445,39 @@ def test_zero_reconfiguration_gpu_solves_without_operations():
 # larger sweeps (run with --run-slow)
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(6))
 def test_slow_a100_four_tasks_match_brute_force(seed):
     p = mig.generate(4, "A100", "MixedScaling", "WideTimes", seed)
     assert solve_checked(p, False).objective == pytest.approx(brute_no_reconf(p), abs=TOL)
+    assert solve_checked(p, True).objective == pytest.approx(brute_reconf(p), abs=TOL)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("gpu,n", [("A100", 4), ("H100", 4), ("A30", 5)])
 @pytest.mark.parametrize("seed", range(3))
-def test_slow_a100_short_tasks_reconf_match_brute_force(seed):
-    p = short_tasks(3, "A100", seed)
+def test_slow_short_tasks_reconf_match_brute_force(gpu, n, seed):
+    p = short_tasks(n, gpu, seed)
     opt = brute_reconf(p)
     for relaxation in (True, False):
-        assert solve_checked(p, True, relaxation=relaxation).objective == pytest.approx(opt, abs=TOL)
+        res = solve_checked(p, True, relaxation=relaxation, time_limit=300)
+        assert res.status is Status.OPTIMAL
+        assert res.objective == pytest.approx(opt, abs=TOL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workload", ["PoorScaling", "MixedScaling", "GoodScaling"])
+@pytest.mark.parametrize("times", ["WideTimes", "NarrowTimes"])
+@pytest.mark.parametrize("gpu", ["A30", "A100"])
+def test_slow_agrees_with_cpsat_all_presets(workload, times, gpu):
+    pytest.importorskip("milp.mig_cpsat")
+    from milp import mig as milp_mig
+
+    for seed in range(2):
+        p = mig.generate(6, gpu, workload, times, seed)
+        for reconfiguration in (False, True):
+            ours = solve_checked(p, reconfiguration, time_limit=120)
+            theirs = milp_mig.solve(p, backend="cpsat", reconfiguration=reconfiguration, time_limit=120)
+            assert ours.lower_bound <= theirs.objective + 1e-3
+            assert theirs.lower_bound <= ours.objective + 1e-3
+            if ours.status is Status.OPTIMAL and theirs.status is Status.OPTIMAL:
+                assert ours.objective == pytest.approx(theirs.objective, rel=1e-4, abs=1e-3)
