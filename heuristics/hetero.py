@@ -10,7 +10,8 @@
   Potts & Van Wassenhove 1998 for 1||sum w_j T_j) on a "giant tour" that
   encodes the sequence of every GPU, so one swap/insert neighbourhood moves
   tasks within a GPU and between GPUs. Whole neighbourhoods are evaluated at
-  once with numpy.
+  once with numpy, and disjoint improving moves are combined as in
+  dynasearch (Congram, Potts & van de Velde 2002).
 
 Every function returns an :class:`instances.hetero.Schedule`; tasks that fit
 no GPU (memory, eq. 3) are listed in ``schedule.unscheduled``, never dropped
