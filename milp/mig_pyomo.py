@@ -124,7 +124,7 @@ from milp.mig_pyomo_plan import (Session, TimedPlan, best_plan, improve_channel,
                                sessionize)
 from milp.result import Result, Status
 
-__all__ = ["solve_pyomo", "build_model", "subtree_symmetries", "REL_GAP"]
+__all__ = ["solve_pyomo", "build_model", "subtree_symmetries", "canonical", "REL_GAP", "ABS_GAP"]
 
 AnyProblem = Union[Problem, Workload]
 

@@ -38,7 +38,6 @@ import graphlib
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from instances import mig
 from instances.errors import InstanceError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
@@ -90,6 +89,7 @@ def retime_order(problem: AnyProblem, order: Sequence[tuple[str, Placement]]) ->
 
     Examples
     --------
+    >>> from instances import mig
     >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5})])
     >>> retime_order(p, [("a", p.gpu.placement(2, 2))]).makespan
     2.5
@@ -358,8 +358,3 @@ def best_plan(problem: AnyProblem, reconfiguration: bool, hints: Sequence[Schedu
         best = min((improve_channel(problem, pl) for pl in sorted(plans, key=lambda pl: pl.makespan)[:3]),
                    key=lambda pl: pl.makespan)
     return best
-
-
-def check_plan(problem: AnyProblem, plan: TimedPlan, reconfiguration: bool) -> list[str]:
-    """The checker's verdict on a plan's schedule with the matching reconfiguration flag."""
-    return mig.check(problem, plan.schedule, reconfiguration=reconfiguration)
