@@ -94,17 +94,15 @@ def speed_table(rows: list[tuple[str, int]], seeds: int, time_limit: float, work
         yield summ
 
 
-def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, workers: int, quiet: bool) -> list:
-    """Raise n until the median run is no longer proven within the limit."""
-    out = []
+def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, workers: int, quiet: bool):
+    """Raise n until the median run is no longer proven within the limit (yields one summary per n)."""
     for n in range(n_from, n_max + 1):
         runs = [run_one(row, n, s, time_limit, workers) for s in _bar(range(seeds), seeds, quiet, f"{row} n={n}")]
         summ = summarise(runs, time_limit)
         summ.update(row=row, n=n)
-        out.append(summ)
+        yield summ
         if math.isinf(summ["median"]):
             break
-    return out
 
 
 def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bool) -> list:
@@ -156,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--naive", action="store_true", help="add the interval model row naive0:12")
     parser.add_argument("--sweep", nargs="*", metavar="NAME", help="n sweeps for these rows (default with --full: "
                         "cpsat0 cpsat1 highs0)")
+    parser.add_argument("--sweep-max", type=int, default=20, help="largest n of a sweep (default 20)")
+    parser.add_argument("--sweep-from", type=int, help="first n of every sweep (default per row: highs 4, "
+                        "cpsat1 6, cpsat0 8)")
     parser.add_argument("--ratios", nargs="*", type=int, metavar="N", help="FAR/OPT and OPT/LB for these n "
                         "(default with --full: 6..12)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -178,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         if name not in ROWS:
             parser.error(f"unknown sweep row {name!r}; known: {', '.join(ROWS)}")
     ratio_ns = args.ratios if args.ratios is not None else (list(range(6, 13)) if args.full else [])
+    if args.sweep_max < 1 or (args.sweep_from is not None and args.sweep_from < 1):
+        parser.error("--sweep-max and --sweep-from must be positive")
     if any(n < 1 for n in ratio_ns):
         parser.error("--ratios needs positive n")
 
@@ -191,12 +194,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {r['row']} | {backend} | {'yes' if reconf else 'no'} | {r['n']} | {r['median_text']} | "
               f"{r['proven']}/{r['count']} | {100 * r['max_gap']:.2f} % | {target} |", flush=True)
     for name in sweeps:
-        start = {"highs0": 4, "highs1": 3, "cpsat1": 6}.get(name, 8)
+        start = args.sweep_from or {"highs0": 4, "highs1": 3, "cpsat1": 6}.get(name, 8)
         print()
         print(f"n sweep, {name}: median time to proven optimum within {limit:g} s")
         print("| n | median (s) | proven | max gap |")
         print("|---|---|---|---|")
-        for r in sweep(name, start, 30, seeds, limit, args.workers, args.quiet):
+        for r in sweep(name, start, args.sweep_max, seeds, limit, args.workers, args.quiet):
             print(f"| {r['n']} | {r['median_text']} | {r['proven']}/{r['count']} | {100 * r['max_gap']:.2f} % |",
                   flush=True)
     if ratio_ns:
