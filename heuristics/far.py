@@ -58,7 +58,6 @@ from __future__ import annotations
 import argparse
 import bisect
 import heapq
-import json
 import math
 import re
 import sys
@@ -69,6 +68,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from instances import gpus
 from instances.errors import InstanceError
+from instances.files import parse_json, read_text
 from instances.gpus import GPUSpec, Placement
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
@@ -774,21 +774,11 @@ def load_tasks(path: str | Path, gpu: str | None = None) -> Problem | Workload:
     """
     from instances import mig_problem
 
-    path = Path(path)
     src = str(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InstanceError("file not found", source=src) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstanceError(f"cannot read ({exc})", source=src) from None
+    text = read_text(path)
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InstanceError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-                                source=src) from None
+        data = parse_json(text, src)
         if isinstance(data, list):  # a bare task list
             data = {"gpu": gpu or "A100", "tasks": data}
         elif isinstance(data, dict) and gpu is not None:

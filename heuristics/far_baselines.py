@@ -42,7 +42,6 @@ Readings of the seed we had to choose (the text is silent on them):
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 

@@ -25,7 +25,6 @@ Examples
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +32,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from instances.errors import GPUSpecError, UnknownGPUError
+from instances.files import read_json
 
 __all__ = ["Placement", "GPUSpec", "get", "names", "register", "from_dict", "load", "BUILTIN"]
 
@@ -431,13 +431,7 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
 
 def load(path: str | Path) -> GPUSpec:
     """Read a GPU spec from a JSON file (see :func:`from_dict`) and register it by name."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise GPUSpecError("file not found", source=str(path)) from None
-    except json.JSONDecodeError as exc:
-        raise GPUSpecError(f"not valid JSON ({exc.msg} at line {exc.lineno})", source=str(path)) from None
+    data = read_json(path, GPUSpecError)
     if not isinstance(data, Mapping):
         raise GPUSpecError("the top level must be a JSON object", source=str(path))
     gpu = from_dict(data, source=str(path))

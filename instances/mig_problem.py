@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from instances import gpus
 from instances.errors import InstanceError
+from instances.files import read_json
 from instances.gpus import GPUSpec
 
 __all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict"]
@@ -352,20 +353,7 @@ def load(path: str | Path) -> Problem | Workload:
     >>> load(path) == p
     True
     """
-    path = Path(path)
-    src = str(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InstanceError("file not found", source=src) from None
-    except OSError as exc:
-        raise InstanceError(f"cannot read ({exc.strerror})", source=src) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstanceError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-                            source=src) from None
-    return from_dict(data, source=src)
+    return from_dict(read_json(path), source=str(path))
 
 
 def save(problem: Problem | Workload, path: str | Path) -> None:

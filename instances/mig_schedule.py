@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from instances import gpus
 from instances.errors import InstanceError
+from instances.files import parse_json, read_text
 from instances.gpus import GPUSpec, Placement
 
 __all__ = ["ScheduledTask", "Reconfiguration", "Schedule"]
@@ -118,10 +119,7 @@ class Schedule:
         ``gpu`` resolves placements; by default the GPU named in the data.
         """
         if isinstance(data, str):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as exc:
-                raise InstanceError(f"not valid JSON ({exc.msg} at line {exc.lineno})", source=source) from None
+            data = parse_json(data, source)
         if not isinstance(data, Mapping):
             raise InstanceError("a schedule must be a JSON object", source=source)
         gpu_name = data.get("gpu")
@@ -168,9 +166,4 @@ class Schedule:
 
     @classmethod
     def load(cls, path: str | Path, gpu: GPUSpec | None = None) -> "Schedule":
-        path = Path(path)
-        try:
-            text = path.read_text()
-        except FileNotFoundError:
-            raise InstanceError("file not found", source=str(path)) from None
-        return cls.from_json(text, gpu, source=str(path))
+        return cls.from_json(read_text(path), gpu, source=str(path))

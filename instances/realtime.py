@@ -51,6 +51,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from instances.errors import InstanceError
+from instances.files import read_json
 
 __all__ = [
     "COMPUTE", "MEMORY", "TYPES", "PERIODS", "B_FACTOR", "K_CONFLICT",
@@ -735,12 +736,7 @@ def from_dict(data: Any, source: str | None = None) -> RealtimeProblem:
 
 def load(path: str | Path) -> RealtimeProblem:
     """Read a problem JSON file (see :func:`from_dict`)."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise RealtimeError(f"cannot read problem: {exc}", source=str(path)) from None
-    return from_dict(data, source=str(path))
+    return from_dict(read_json(path, RealtimeError), source=str(path))
 
 
 def save(problem: RealtimeProblem, path: str | Path) -> None:
