@@ -124,6 +124,7 @@ from instances.mig_schedule import Schedule
 from instances.mig_schedule import ScheduledTask
 from milp.mig_pyomo_plan import (Session, TimedPlan, best_plan, improve_channel, retime_order, retime_sessions,
                                sessionize)
+from milp.highs import solve_highs
 from milp.result import Result, Status
 
 __all__ = ["solve_pyomo", "build_model", "subtree_symmetries", "canonical", "REL_GAP", "ABS_GAP"]
@@ -134,7 +135,6 @@ AnyProblem = Union[Problem, Workload]
 REL_GAP = 1e-6
 #: Absolute gap (seconds) at which HiGHS stops and declares optimality.
 ABS_GAP = 1e-6
-_LAST_THREADS: int | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +226,6 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
     covers = {k: [q for q, p in enumerate(P) if k in p.slices] for k in slices}
     tc = [gpu.create_time[p.size] for p in P]
     td = [gpu.destroy_time[p.size] for p in P]
-    tdmax = max(td) if reconfiguration else 0.0
     lb_s = [max(r[i], min(tc[q] for q in Pi[i]) if reconfiguration else 0.0) for i in range(n)]
 
     m = pe.ConcreteModel(name="mig_reconf" if reconfiguration else "mig")
@@ -551,38 +550,9 @@ def _read_plan(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
 # Solvers
 
 def _run_highs(m, time_limit, workers, warm):
-    from pyomo.contrib.appsi.solvers.highs import Highs
-
-    opt = Highs()
-    opt.config.load_solution = False
-    opt.config.warmstart = warm
-    if time_limit is not None:
-        opt.config.time_limit = max(0.01, float(time_limit))
-    options = {"mip_rel_gap": REL_GAP, "mip_abs_gap": ABS_GAP, "random_seed": 0}
-    global _LAST_THREADS
-    if workers is not None:
-        options["threads"] = int(workers)
-        if int(workers) != _LAST_THREADS:
-            # HiGHS keeps one global thread pool; a new size needs a reset first
-            import highspy
-
-            highspy.Highs.resetGlobalScheduler(True)
-            _LAST_THREADS = int(workers)
-    opt.highs_options = options
-    res = opt.solve(m)
-    tc = res.termination_condition
-    name = getattr(tc, "name", str(tc))
-    has_sol = res.best_feasible_objective is not None
-    if has_sol:
-        res.solution_loader.load_vars()
-    stats = {}
-    try:
-        info = opt._solver_model.getInfo()
-        stats = {"nodes": int(info.mip_node_count), "highs_status": opt._solver_model.modelStatusToString(
-            opt._solver_model.getModelStatus())}
-    except Exception:  # statistics are a courtesy, never a reason to fail
-        pass
-    return name == "optimal", name, has_sol, res.best_objective_bound, res.best_feasible_objective, stats
+    out = solve_highs(m, time_limit, workers, warmstart=warm, rel_gap=REL_GAP, abs_gap=ABS_GAP,
+                      options={"random_seed": 0})
+    return out.optimal, out.termination, out.has_solution, out.bound, out.objective, out.stats
 
 
 def _run_pyomo(m, solver, time_limit, workers, warm):

@@ -45,6 +45,7 @@ import numpy as np
 from heuristics.pairing import Costs, costs_of, plan_from_sets
 from instances.errors import SolverError
 from instances.pairing import PairingProblem, WeightedQueue, check
+from milp.highs import solve_highs
 from milp.result import Result, Status
 
 __all__ = ["solve", "candidate_sets"]
@@ -119,7 +120,6 @@ def _solve_cpsat(sets, times, W, time_limit, workers, hint, resolution):
 
 def _solve_highs(sets, times, W, time_limit, workers, hint):
     import pyomo.environ as pyo
-    from pyomo.contrib.appsi.solvers import Highs
 
     m = pyo.ConcreteModel()
     m.S = pyo.RangeSet(0, len(sets) - 1)
@@ -131,41 +131,22 @@ def _solve_highs(sets, times, W, time_limit, workers, hint):
     m.cover = pyo.Constraint(range(W), rule=lambda m_, j: sum(m_.x[k] for k in by_job[j]) == 1)
     m.obj = pyo.Objective(expr=sum(float(times[k]) * m.x[k] for k in range(len(sets))),
                           sense=pyo.minimize)
-    solver = Highs()
-    if not solver.available():
-        raise SolverError("Pyomo cannot find HiGHS (appsi_highs); install highspy")
-    if time_limit is not None:
-        solver.config.time_limit = float(time_limit)
-    solver.config.load_solution = False
-    solver.config.mip_gap = 0.0
-    solver.highs_options["mip_rel_gap"] = 0.0
-    solver.highs_options["mip_abs_gap"] = 1e-9
-    solver.highs_options["threads"] = int(workers) if workers else 1
     if hint is not None:
         chosen = set(hint)
         for k, s in enumerate(sets):
             m.x[k].set_value(int(s in chosen))
-        solver.config.warmstart = True
-    res = solver.solve(m)
-    tc = str(res.termination_condition)
-    info: dict[str, Any] = {"termination": tc, "sets": len(sets)}
-    if "infeasible" in tc.lower():
+    out = solve_highs(m, time_limit, int(workers) if workers else 1, warmstart=hint is not None)
+    info: dict[str, Any] = {"termination": out.termination, "sets": len(sets)}
+    if out.infeasible:
         return None, None, Status.INFEASIBLE, info
-    lb = None
-    try:
-        b = float(res.best_objective_bound)
-        lb = b if math.isfinite(b) else None
-    except (TypeError, ValueError, AttributeError):
-        pass
-    try:
-        res.solution_loader.load_vars()
-    except Exception:  # no solution within the limit
+    lb = out.bound
+    if not out.has_solution:  # none within the limit
         return None, lb, Status.UNKNOWN, info
     chosen = [sets[k] for k in range(len(sets)) if pyo.value(m.x[k]) > 0.5]
     # HiGHS's feasibility tolerance: keep the bound on the safe side.
     if lb is not None:
         lb -= 1e-9 * max(1.0, abs(lb))
-    status = Status.OPTIMAL if "optimal" in tc.lower() else Status.FEASIBLE
+    status = Status.OPTIMAL if out.optimal else Status.FEASIBLE
     return chosen, lb, status, info
 
 

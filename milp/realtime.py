@@ -56,10 +56,10 @@ import math
 import time
 from typing import Any
 
-import numpy as np
 
 from instances import realtime as rt
 from instances.errors import SolverError
+from milp.highs import solve_highs
 from milp.result import Result, Status
 
 __all__ = ["solve", "model_data"]
@@ -217,34 +217,18 @@ def _solve_highs(problem, test, time_limit, workers, capacity):
     if capacity:
         cons.add(sum(mdl.m[p] for p in range(n)) <= M)
     mdl.obj = pyo.Objective(expr=sum(mdl.m[p] for p in range(n)), sense=pyo.minimize)
-    from pyomo.contrib.appsi.solvers import Highs
-
-    solver = Highs()
-    if not solver.available():
-        raise SolverError("Pyomo cannot find HiGHS (appsi_highs); install highspy")
-    if time_limit is not None:
-        solver.config.time_limit = float(time_limit)
-    solver.config.load_solution = False
-    if workers:
-        solver.highs_options["threads"] = int(workers)
-    res = solver.solve(mdl)
-    tc = str(res.termination_condition)
-    info: dict[str, Any] = {"termination": tc}
-    if "infeasible" in tc.lower():
+    out = solve_highs(mdl, time_limit, int(workers) if workers else None)
+    info: dict[str, Any] = {"termination": out.termination}
+    if out.infeasible:
         return Status.INFEASIBLE, None, None, info
-    lb = None
-    try:
-        lb = math.ceil(float(res.best_objective_bound) - 1e-6)
-    except (TypeError, ValueError, AttributeError):
-        pass
-    try:
-        res.solution_loader.load_vars()
-    except Exception:  # no solution found within the limit
+    # the objective counts SMs: a bound rounds up to the next integer
+    lb = None if out.bound is None else math.ceil(out.bound - 1e-6)
+    if not out.has_solution:  # none within the limit
         return Status.UNKNOWN, None, lb, info
     assign = {p: [i for i in range(p, n) if pyo.value(mdl.x[i, p]) > 0.5] for p in range(n)}
     sizes = {p: int(round(pyo.value(mdl.m[p]))) for p in range(n)}
     sol = _solution_from(assign, sizes)
-    optimal = "optimal" in tc.lower()
+    optimal = out.optimal
     if not _density_ok(problem, sol):
         # HiGHS accepted a density within its feasibility tolerance of 1: add one SM.
         parts = tuple(p if rt.schedulable(problem, p.tasks, p.size, "density")
