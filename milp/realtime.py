@@ -56,7 +56,6 @@ import math
 import time
 from typing import Any
 
-
 from instances import realtime as rt
 from instances.errors import SolverError
 from milp.highs import solve_highs
