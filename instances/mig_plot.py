@@ -41,6 +41,7 @@ def plot_schedule(schedule: Schedule, gpu: GPUSpec, ax=None, title: str | None =
 
     # pastel task colours, none of them the green / red of the reconfiguration operations
     palette = [c for i, c in enumerate(matplotlib.colormaps["Set3"].colors) if i not in (3, 6)]
+    palette += [c for i, c in enumerate(matplotlib.colormaps["Pastel1"].colors) if i not in (0, 2)]
     # colour keyed by the task's rank by name, so a task has one colour in every chart of the same tasks
     rank = {name: i for i, name in enumerate(sorted(t.task for t in schedule.tasks))}
     for st in schedule.tasks:
