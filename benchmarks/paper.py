@@ -42,7 +42,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-__all__ = ["PAPER", "TABLES", "cell_seed", "table4", "table5", "table6", "table7", "table8", "table9", "main"]
+__all__ = ["PAPER", "TABLES", "cell_seed", "table4", "table5", "table6", "table78", "table9", "main"]
 
 SCALINGS = ("PoorScaling", "MixedScaling", "GoodScaling")
 TIMES = ("NarrowTimes", "WideTimes")

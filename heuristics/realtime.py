@@ -49,8 +49,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-import numpy as np
-
 from instances import realtime as rt
 
 __all__ = [

@@ -47,6 +47,7 @@ import numpy as np
 
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
+from milp.highs import solve_highs
 from milp.result import Result, Status
 
 __all__ = ["solve", "big_m", "resolution"]
@@ -252,25 +253,11 @@ def build_pyomo(problem: HeteroProblem):
 
 def _solve_highs(problem, time_limit, workers, hint, log):
     import pyomo.environ as pyo
-    from pyomo.contrib.appsi.solvers import Highs
 
     t0 = time.perf_counter()
     mdl = build_pyomo(problem)
     tasks = mdl.tasks_in_model
-    solver = Highs()
-    if not solver.available():
-        raise SolverError("Pyomo cannot find HiGHS (appsi_highs); install highspy")
-    if time_limit is not None:
-        solver.config.time_limit = float(time_limit)
-    solver.config.load_solution = False
-    solver.config.stream_solver = bool(log)
-    # HiGHS stops at a 0.01% relative gap by default: demand a proof.
-    solver.config.mip_gap = 0.0
-    solver.highs_options["mip_rel_gap"] = 0.0
-    solver.highs_options["mip_abs_gap"] = 1e-7
-    # ``workers`` is not passed on: HiGHS's branch-and-bound is serial, and its
-    # thread pool cannot be resized once started in a process (a second solve
-    # with another "threads" value fails with an unknown status).
+    # ``workers`` is not passed on: HiGHS's branch-and-bound is serial.
     seqs_hint = _hint_sequences(problem, hint)
     if seqs_hint is not None:
         sched = evaluate_sequences(problem, seqs_hint)
@@ -284,29 +271,20 @@ def _solve_highs(problem, time_limit, workers, hint, log):
             mdl.T[i].set_value(max(0.0, c - problem.tasks[i].deadline))
         for (i, k) in mdl.y:
             mdl.y[i, k].set_value(int(pos[problem.tasks[i].name][1] <= pos[problem.tasks[k].name][1]))
-        solver.config.warmstart = True
-    res = solver.solve(mdl)
+    out = solve_highs(mdl, time_limit, warmstart=seqs_hint is not None, abs_gap=1e-7, log=log)
     runtime = time.perf_counter() - t0
-    tc = str(res.termination_condition)
-    info: dict[str, Any] = {"termination": tc, "big_m": big_m(problem), "workers_ignored": workers}
-    if "infeasible" in tc.lower():
+    info: dict[str, Any] = {"termination": out.termination, "big_m": big_m(problem), "workers_ignored": workers}
+    if out.infeasible:
         return Result(None, None, Status.INFEASIBLE, runtime, None, "highs", info)
-    lb = None
-    try:
-        bound = float(res.best_objective_bound)
-        lb = bound if math.isfinite(bound) else None
-    except (TypeError, ValueError, AttributeError):
-        pass
-    try:
-        res.solution_loader.load_vars()
-    except Exception:  # no solution within the limit
+    lb = out.bound
+    if not out.has_solution:  # none within the limit
         return Result(None, lb, Status.UNKNOWN, runtime, None, "highs", info)
     seqs: list[list[tuple[float, int]]] = [[] for _ in range(problem.m)]
     for i in tasks:
         j = max(range(problem.m), key=lambda jj: pyo.value(mdl.x[i, jj]))
         seqs[j].append((pyo.value(mdl.s[i]), i))
     seqs_out = [[i for _, i in sorted(s)] for s in seqs]
-    return _finish(problem, seqs_out, lb, "optimal" in tc.lower(), runtime, "highs", info)
+    return _finish(problem, seqs_out, lb, out.optimal, runtime, "highs", info)
 
 
 def solve(problem: HeteroProblem, backend: str = "cpsat", time_limit: float | None = None,

@@ -6,7 +6,6 @@ own (phases of random partitions), sharing nothing with FAR or the exact models.
 
 import dataclasses
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from instances import gpus, mig
