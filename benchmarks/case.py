@@ -26,6 +26,8 @@ import statistics
 import sys
 from typing import Sequence
 
+from tqdm import tqdm
+
 from heuristics import case as sim
 from instances import case
 
@@ -38,13 +40,7 @@ MIXED = case.RATIOS[1:-1]
 
 
 def _bar(iterable, total: int, quiet: bool, desc: str):
-    if quiet:
-        return iterable
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return iterable
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False)
+    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, disable=quiet)
 
 
 def sweep(figures: Sequence[int], seeds: int, quiet: bool) -> dict:

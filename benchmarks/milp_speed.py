@@ -38,6 +38,8 @@ import statistics
 import sys
 from typing import Any
 
+from tqdm import tqdm
+
 from instances import mig
 
 ROWS = {"cpsat0": ("cpsat", False, {}), "cpsat1": ("cpsat", True, {}),
@@ -51,13 +53,7 @@ TARGETS = {("cpsat0", 12): 5.0, ("cpsat1", 12): 60.0, ("highs0", 8): 60.0}
 
 
 def _bar(iterable, total: int, quiet: bool, desc: str):
-    if quiet:
-        return iterable
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return iterable
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False)
+    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, disable=quiet)
 
 
 def _instance(n: int, seed: int) -> mig.Problem:

@@ -101,15 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--ils-time, --ils-iters, --exact-limit, --repeats and --workers must be positive")
 
     optima = hetero.orlib_wt40_optimum()
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        tqdm = None
+    from tqdm import tqdm
 
     def bar(it, desc):
-        if args.quiet or tqdm is None:
-            return it
-        return tqdm(it, desc=desc, file=sys.stderr, leave=False)
+        return tqdm(it, desc=desc, file=sys.stderr, leave=False, disable=args.quiet)
 
     rows = {m: {"hit": 0, "gaps": [], "zero": [], "times": []} for m in methods}
     for k in bar(ks, "heuristics"):
