@@ -134,11 +134,22 @@ def test_process_pool_matches_sequential():
 
 
 def test_paper_bad_arguments(capsys):
-    for argv in (["--reps", "0"], ["--tables", "3"], ["--time-limit", "-2"]):
+    for argv in (["--reps", "0"], ["--tables", "3"], ["--time-limit", "-2"], ["--p-sup", "1.5"],
+                 ["--gpu", "V100"]):
         with pytest.raises(SystemExit) as exc:
             paper.main(argv)
         assert exc.value.code == 2
         assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_paper_generator_options_change_the_instances():
+    """--p-sup and --gpu reach every generated batch (p_sup = 0: no memory-bound tasks)."""
+    a100 = paper.Generator().batch(30, "MixedScaling", "WideTimes", 3)
+    plain = paper.Generator(p_sup=0.0).batch(30, "MixedScaling", "WideTimes", 3)
+    a30 = paper.Generator(gpu="A30").batch(30, "MixedScaling", "WideTimes", 3)
+    super_linear = lambda p: sum(t.times[2] < t.times[1] / 2 for t in p.tasks)  # noqa: E731
+    assert super_linear(a100) > 0 and super_linear(plain) == 0
+    assert a30.gpu.name == "A30" and a100.gpu.name == "A100"
 
 
 def test_paper_cells_are_reproducible():
