@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 from instances.case import (EPS, Hold, Instance, Job, JobRun, TaskRun, Trace, Workload, eligible_instances,
                             metrics)
+from instances.errors import OptionError
 
 __all__ = ["simulate", "compare", "POLICIES"]
 
@@ -93,9 +94,9 @@ class _Slot:
 class _Sim:
     def __init__(self, w: Workload, policy: str, workers: int | None, isolated_first: bool = True) -> None:
         if policy not in POLICIES:
-            raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+            raise OptionError(f"policy must be one of {POLICIES}, got {policy!r}")
         if workers is not None and workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+            raise OptionError(f"workers must be >= 1, got {workers}")
         self.w, self.policy = w, policy
         cfg = w.config
         self.max_workers = workers or (cfg.workers_case if policy == "case" else cfg.workers_slurm)

@@ -38,6 +38,8 @@ import bisect
 from collections import deque
 from typing import Any, Sequence
 
+from instances.errors import OptionError
+
 __all__ = ["refine", "pick_move", "pick_swap"]
 
 _BIG = 1 << 62
@@ -133,9 +135,9 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
     from heuristics.far import _replay  # local: far imports this module lazily
 
     if max_iterations < 0:
-        raise ValueError("max_iterations must be >= 0")
+        raise OptionError("max_iterations must be >= 0")
     if not 0.0 <= min_improvement < 1.0:
-        raise ValueError("min_improvement must lie in [0, 1)")
+        raise OptionError("min_improvement must lie in [0, 1)")
     tree = data.tree
     dur = [data.times[j][alloc[j]] for j in range(data.n)]
     keys = [sorted((-dur[j], j) for j in lst) for lst in lists]

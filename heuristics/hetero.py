@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from instances.errors import OptionError
 from instances.hetero import HeteroProblem, Schedule, evaluate_sequences
 
 __all__ = ["fifo", "greedy", "list_schedule", "sagreedy", "ils", "METHODS", "objective"]
@@ -97,7 +98,7 @@ def list_schedule(problem: HeteroProblem, order: Sequence[int], rule: str = "eft
     16672.0
     """
     if rule not in ("eft", "est"):
-        raise ValueError(f"rule must be 'eft' or 'est', got {rule!r}")
+        raise OptionError(f"rule must be 'eft' or 'est', got {rule!r}")
     seqs, _ = _list_sequences(problem, list(order), rule)
     return evaluate_sequences(problem, seqs)
 
@@ -183,7 +184,7 @@ def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: f
     T0 = max(1.0, 0.1 * cur_f) if t_initial is None else float(t_initial)
     Tmin = 1e-3 * T0 if t_min is None else float(t_min)
     if not (T0 > Tmin > 0 and 0 < alpha < 1):
-        raise ValueError("need t_initial > t_min > 0 and 0 < alpha < 1")
+        raise OptionError("need t_initial > t_min > 0 and 0 < alpha < 1")
     T = T0
     for _ in range(max_iter):
         if T < Tmin or best_f == 0:

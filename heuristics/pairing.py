@@ -42,6 +42,7 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
+from instances.errors import OptionError
 from instances.pairing import (Config, InstanceError, JobSet, PairingProblem, Plan,
                                WeightedQueue)
 
@@ -298,7 +299,7 @@ def edmonds(weights: np.ndarray, solo: np.ndarray, method: str = "pruned") -> li
         return _perfect(weights, solo)
     if method == "pruned":
         return _pruned(weights, solo)
-    raise ValueError(f"unknown method {method!r}; use 'perfect' or 'pruned'")
+    raise OptionError(f"unknown method {method!r}; use 'perfect' or 'pruned'")
 
 
 def _perfect(weights, solo):
@@ -568,7 +569,7 @@ def time_sharing(problem: PairingProblem, caps: str = "optimal",
         S = problem.model.set_slowdowns(problem.jobs, np.arange(problem.W)[:, None], [cfg])
         return Plan([JobSet((j.name,), cfg, float(S[a, 0, 0] * j.solo_time))
                      for a, j in enumerate(problem.jobs)], policy="time sharing + naive caps")
-    raise ValueError(f"unknown caps policy {caps!r}; use 'naive' or 'optimal'")
+    raise OptionError(f"unknown caps policy {caps!r}; use 'naive' or 'optimal'")
 
 
 # ---------------------------------------------------------------------------

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from instances import realtime as rt
+from instances.errors import OptionError
 
 __all__ = [
     "HeuristicResult", "Allocator", "init_partitions", "merge", "select_partitions",
@@ -141,9 +142,9 @@ class Allocator:
     def __init__(self, problem: rt.RealtimeProblem, relation: str = "sms",
                  exhaustive: bool = False, test: str = "demand") -> None:
         if relation not in ("sms", "bf"):
-            raise ValueError(f"unknown order relation {relation!r}; use 'sms' or 'bf'")
+            raise OptionError(f"unknown order relation {relation!r}; use 'sms' or 'bf'")
         if test not in rt.TESTS:
-            raise ValueError(f"unknown schedulability test {test!r}; use one of {rt.TESTS}")
+            raise OptionError(f"unknown schedulability test {test!r}; use one of {rt.TESTS}")
         self.problem = problem
         self.relation = relation
         self.exhaustive = exhaustive
@@ -450,5 +451,5 @@ def run(problem: rt.RealtimeProblem, name: str, test: str = "demand",
     try:
         fn = HEURISTICS[name]
     except KeyError:
-        raise ValueError(f"unknown heuristic {name!r}; use one of {list(HEURISTICS)}") from None
+        raise OptionError(f"unknown heuristic {name!r}; use one of {list(HEURISTICS)}") from None
     return fn(problem, test=test, target=target)

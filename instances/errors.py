@@ -59,5 +59,10 @@ class GPUSpecError(InstanceError):
     """A user-defined GPU that breaks the MIG properties FAR relies on (Sec. 1.2)."""
 
 
+class OptionError(InstanceError):
+    """An invalid argument to a toolkit function: an unknown method, backend or test name, or a
+    parameter out of its range."""
+
+
 class SolverError(RuntimeError):
     """A solver backend that is missing or failed in a way that is not the model's fault."""

@@ -50,7 +50,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from instances.errors import InstanceError
+from instances.errors import InstanceError, OptionError
 from instances.files import read_json
 
 __all__ = [
@@ -425,7 +425,7 @@ def schedulable(problem: RealtimeProblem, tasks: Sequence[int], m: int,
         return density_test(C, a["D"][idx])
     if test == "demand":
         return demand_test(C, a["D"][idx], a["T"][idx], problem.hyperperiod)
-    raise ValueError(f"unknown schedulability test {test!r}; use one of {TESTS}")
+    raise OptionError(f"unknown schedulability test {test!r}; use one of {TESTS}")
 
 
 def lemma1_unschedulable(problem: RealtimeProblem) -> bool:
@@ -630,7 +630,7 @@ def check(problem: RealtimeProblem, solution: Solution, test: str = "edf") -> li
     ['partitions use 9 SMs > M = 8']
     """
     if test not in ("edf", "density"):
-        raise ValueError(f"unknown check test {test!r}")
+        raise OptionError(f"unknown check test {test!r}")
     problems: list[str] = []
     seen: dict[int, int] = {}
     for k, part in enumerate(solution.partitions):

@@ -47,6 +47,7 @@ import time
 from ortools.sat.python import cp_model
 
 from instances.case import EPS, Hold, JobRun, TaskRun, Trace, Workload, check, eligible_instances
+from instances.errors import OptionError
 from milp.result import Result, Status
 
 __all__ = ["solve", "build"]
@@ -248,13 +249,13 @@ def solve(problem: Workload, backend: str = "cpsat", time_limit: float | None = 
     True
     """
     if backend != "cpsat":
-        raise ValueError(f"milp.case supports backend='cpsat' only, got {backend!r}")
+        raise OptionError(f"milp.case supports backend='cpsat' only, got {backend!r}")
     if rules not in ("case", "slurm"):
-        raise ValueError(f"rules must be 'case' or 'slurm', got {rules!r}")
+        raise OptionError(f"rules must be 'case' or 'slurm', got {rules!r}")
     if options:
         raise TypeError(f"unknown options {sorted(options)}")
     if not resolution > 0:
-        raise ValueError("resolution must be > 0")
+        raise OptionError("resolution must be > 0")
     t0 = time.perf_counter()
     w = problem
     exact = all(_on_grid(t.duration, resolution) and _on_grid(t.cpu, resolution) and _on_grid(t.memory_gb * MB, 1.0)

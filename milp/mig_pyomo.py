@@ -118,6 +118,7 @@ from typing import Any, Union
 import pyomo.environ as pe
 
 from instances import mig
+from instances.errors import OptionError
 from instances.gpus import GPUSpec, Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
@@ -560,7 +561,7 @@ def _run_pyomo(m, solver, time_limit, workers, warm):
 
     opt = pe.SolverFactory(solver)
     if opt is None or not opt.available(exception_flag=False):
-        raise ValueError(f"solver {solver!r} is not available to Pyomo on this machine")
+        raise OptionError(f"solver {solver!r} is not available to Pyomo on this machine")
     kwargs: dict[str, Any] = {"load_solutions": False}
     if time_limit is not None:
         kwargs["timelimit"] = float(time_limit)

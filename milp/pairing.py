@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from heuristics.pairing import Costs, costs_of, plan_from_sets
-from instances.errors import SolverError
+from instances.errors import OptionError, SolverError
 from instances.pairing import PairingProblem, WeightedQueue, check
 from milp.highs import solve_highs
 from milp.result import Result, Status
@@ -191,7 +191,7 @@ def solve(problem: PairingProblem | WeightedQueue, backend: str = "cpsat",
         raise TypeError(f"unknown option(s) for the pairing models: {', '.join(options)}")
     C = problem.concurrency if concurrency is None else int(concurrency)
     if C not in (1, 2, 3):
-        raise ValueError(f"concurrency must be 1, 2 or 3, got {C!r}")
+        raise OptionError(f"concurrency must be 1, 2 or 3, got {C!r}")
     t0 = time.perf_counter()
     if costs is None:
         costs = costs_of(problem, triples=C >= 3)
@@ -209,7 +209,7 @@ def solve(problem: PairingProblem | WeightedQueue, backend: str = "cpsat",
         chosen, lb, status, info = _solve_highs(sets, times, costs.W, time_limit, workers,
                                                 hint_sets)
     else:
-        raise ValueError(f"unknown backend {backend!r}; use 'cpsat' or 'highs'")
+        raise OptionError(f"unknown backend {backend!r}; use 'cpsat' or 'highs'")
     runtime = time.perf_counter() - t0
     info["costs"] = costs
     if chosen is None:

@@ -57,7 +57,7 @@ import time
 from typing import Any
 
 from instances import realtime as rt
-from instances.errors import SolverError
+from instances.errors import OptionError, SolverError
 from milp.highs import solve_highs
 from milp.result import Result, Status
 
@@ -151,7 +151,7 @@ def _cpsat(problem, data, rounding, time_limit, workers, capacity):
 
 def _solve_cpsat(problem, test, time_limit, workers, capacity):
     if test != "density":
-        raise ValueError("backend 'cpsat' models the density test; use backend='enumerate' "
+        raise OptionError("backend 'cpsat' models the density test; use backend='enumerate' "
                          "for test='demand'")
     data = model_data(problem)
     if any(v is None for v in data["l2"]):
@@ -179,7 +179,7 @@ def _solve_cpsat(problem, test, time_limit, workers, capacity):
 
 def _solve_highs(problem, test, time_limit, workers, capacity):
     if test != "density":
-        raise ValueError("backend 'highs' models the density test; use backend='enumerate' "
+        raise OptionError("backend 'highs' models the density test; use backend='enumerate' "
                          "for test='demand'")
     import pyomo.environ as pyo
 
@@ -261,7 +261,7 @@ def min_size(problem: rt.RealtimeProblem, tasks: list[int], test: str,
 def _solve_enumerate(problem, test, time_limit, capacity):
     n = problem.n
     if n > MAX_ENUMERATE:
-        raise ValueError(f"backend 'enumerate' is for n <= {MAX_ENUMERATE} tasks, got {n}")
+        raise OptionError(f"backend 'enumerate' is for n <= {MAX_ENUMERATE} tasks, got {n}")
     t0 = time.perf_counter()
     l2 = [rt.lemma2_min_size(problem, i) for i in range(n)]
     if any(v is None for v in l2):
