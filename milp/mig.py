@@ -22,7 +22,6 @@ Examples
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Union
 
 from instances.errors import InstanceError
@@ -78,15 +77,9 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
 
         return solve_cpsat(problem, reconfiguration=reconfiguration, time_limit=time_limit, workers=workers,
                            hint=hint, lower_bound=lower_bound, **options)
-    try:
-        pyomo_model = importlib.import_module("milp.mig_pyomo")
-    except ModuleNotFoundError as exc:
-        if exc.name == "milp.mig_pyomo":
-            raise NotImplementedError(
-                f"backend {backend!r} needs the Pyomo MILP (milp/mig_pyomo.py), which is not available yet; "
-                "use backend='cpsat'") from None
-        raise
+    from milp.mig_pyomo import solve_pyomo
+
     if hint is False:
         hint = None
-    return pyomo_model.solve_pyomo(problem, reconfiguration=reconfiguration, time_limit=time_limit, solver=backend,
-                                   hint=hint, workers=workers, lower_bound=lower_bound, **options)
+    return solve_pyomo(problem, reconfiguration=reconfiguration, time_limit=time_limit, solver=backend,
+                       hint=hint, workers=workers, lower_bound=lower_bound, **options)

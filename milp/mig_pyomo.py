@@ -117,6 +117,7 @@ from typing import Any, Union
 
 import pyomo.environ as pe
 
+from bounds import mig as mig_bounds
 from instances import mig
 from instances.errors import OptionError
 from instances.gpus import GPUSpec, Placement
@@ -580,17 +581,6 @@ def _run_pyomo(m, solver, time_limit, workers, warm):
     return tc == TerminationCondition.optimal, str(tc), has_sol, bound, obj, {}
 
 
-def _simple_bound(problem: AnyProblem, reconfiguration: bool) -> float:
-    """Longest single task (after its release) and the area bound; valid in both settings."""
-    gpu = problem.gpu
-    rel = problem.releases()
-    c0 = min(gpu.create_time.values()) if reconfiguration else 0.0
-    longest = max(max(rel[t.name], c0) + min(t.times.values()) for t in problem.tasks)
-    occ = {s: min(len(p.slices) for p in gpu.placements_of_size(s)) for s in gpu.sizes}
-    area = min(rel.values()) + sum(min(occ[s] * t for s, t in t.times.items()) for t in problem.tasks) / gpu.num_slices
-    return max(longest, area)
-
-
 def solve_pyomo(problem_or_workload: AnyProblem, reconfiguration: bool = True, time_limit: float | None = None,
                 solver: str = "highs", hint: Schedule | None = None, workers: int | None = None, *,
                 relaxation: bool = True, lower_bound: float | None = None) -> Result:
@@ -676,7 +666,7 @@ def solve_pyomo(problem_or_workload: AnyProblem, reconfiguration: bool = True, t
     if violations:
         raise RuntimeError("the re-timed MILP schedule fails the checker: " + "; ".join(violations[:5]))
     objective = plan.makespan
-    lower = min(max(_simple_bound(problem, reconf), bound, floor), objective)
+    lower = min(max(mig_bounds.lower_bound(problem, reconfiguration=reconf), bound, floor), objective)
     status = Status.OPTIMAL if proven else Status.FEASIBLE
     return Result(objective, lower, status, time.perf_counter() - t0, plan.schedule,
                   "highs" if solver in ("highs", "appsi_highs") else solver, info)

@@ -8,8 +8,6 @@ import pytest
 from instances import mig
 from milp import Status, solve_optimal
 
-pytest.importorskip("milp.mig_pyomo")
-
 CASES = [("A30", "MixedScaling", 4, 0), ("A30", "PoorScaling", 4, 1), ("A30", "GoodScaling", 4, 2),
          ("A100", "MixedScaling", 4, 3), ("A100", "GoodScaling", 3, 4)]
 

@@ -332,7 +332,6 @@ def test_workload_releases_respected_and_optimal(relaxation):
 @pytest.mark.parametrize("gpu,n,seed", [("A30", 5, 0), ("A100", 5, 1)])
 @pytest.mark.parametrize("reconfiguration", [False, True])
 def test_agrees_with_cpsat(gpu, n, seed, reconfiguration):
-    pytest.importorskip("milp.mig_cpsat")
     from milp import mig as milp_mig
 
     p = mig.generate(n, gpu, "MixedScaling", "WideTimes", seed)
@@ -419,7 +418,6 @@ def test_given_lower_bound_is_used_as_floor():
 
 @pytest.mark.parametrize("reconfiguration", [False, True])
 def test_solve_optimal_dispatches_to_highs(reconfiguration):
-    pytest.importorskip("milp.mig")
     from milp import solve_optimal
 
     res = solve_optimal(A30_BIG_SMALL, backend="highs", reconfiguration=reconfiguration)
@@ -469,7 +467,6 @@ def test_slow_short_tasks_reconf_match_brute_force(gpu, n, seed):
 @pytest.mark.parametrize("times", ["WideTimes", "NarrowTimes"])
 @pytest.mark.parametrize("gpu", ["A30", "A100"])
 def test_slow_agrees_with_cpsat_all_presets(workload, times, gpu):
-    pytest.importorskip("milp.mig_cpsat")
     from milp import mig as milp_mig
 
     for seed in range(2):

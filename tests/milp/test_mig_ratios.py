@@ -25,11 +25,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds import mig as mig_bounds
+from heuristics import far
 from instances import mig
 from milp import Status
 from milp.mig_cpsat import solve_cpsat
-
-far = pytest.importorskip("heuristics.far")
 
 PRESETS = ["PoorScaling", "MixedScaling", "GoodScaling"]
 CASES = [("A30", p, 6) for p in PRESETS] + [("A100", p, 5) for p in PRESETS] + [("H100", "MixedScaling", 4)]
