@@ -149,12 +149,18 @@ def _cpsat(problem, data, rounding, time_limit, workers, capacity):
     return name, sol, bound
 
 
-def _solve_cpsat(problem, test, time_limit, workers, capacity):
+def _density_data(problem, test, backend):
+    """:func:`model_data` for the density models; ``None`` when Lemma 2 already rules a task out."""
     if test != "density":
-        raise OptionError("backend 'cpsat' models the density test; use backend='enumerate' "
-                         "for test='demand'")
+        raise OptionError(f"backend {backend!r} models the density test; use backend='enumerate' "
+                          "for test='demand'")
     data = model_data(problem)
-    if any(v is None for v in data["l2"]):
+    return None if any(v is None for v in data["l2"]) else data
+
+
+def _solve_cpsat(problem, test, time_limit, workers, capacity):
+    data = _density_data(problem, test, "cpsat")
+    if data is None:
         return Status.INFEASIBLE, None, None, {"reason": "lemma2"}
     st, sol, bound = _cpsat(problem, data, "down", time_limit, workers, capacity)
     info: dict[str, Any] = {"scale": SCALE, "relaxed_status": st}
@@ -178,13 +184,10 @@ def _solve_cpsat(problem, test, time_limit, workers, capacity):
 
 
 def _solve_highs(problem, test, time_limit, workers, capacity):
-    if test != "density":
-        raise OptionError("backend 'highs' models the density test; use backend='enumerate' "
-                         "for test='demand'")
     import pyomo.environ as pyo
 
-    data = model_data(problem)
-    if any(v is None for v in data["l2"]):
+    data = _density_data(problem, test, "highs")
+    if data is None:
         return Status.INFEASIBLE, None, None, {"reason": "lemma2"}
     n, M = problem.n, problem.sms
     idx = [(i, p) for p in range(n) for i in range(p, n)]
