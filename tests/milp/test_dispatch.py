@@ -18,5 +18,5 @@ def test_mig_problem_and_workload_dispatch_to_milp_mig():
 
 
 def test_non_problem_is_a_type_error():
-    with pytest.raises(TypeError, match="not a problem type from instances"):
+    with pytest.raises(TypeError, match="not a problem type of a known family"):
         solve_optimal(object())

@@ -1,0 +1,123 @@
+"""Running an OR-Tools CP-SAT model, for every problem family.
+
+One place for what each CP-SAT backend of the toolkit needs: the solver
+parameters (time limit taken from a shared :class:`~instances.options.Deadline`,
+worker count, seed, log), solution hints, the status mapping and the bound
+read-back. Models are built by the families in the snake_case OR-Tools API
+(``new_bool_var``, ``add``, ``minimize``); this module solves them.
+
+Examples
+--------
+>>> from ortools.sat.python import cp_model
+>>> m = cp_model.CpModel(); x = m.new_int_var(0, 10, "x"); _ = m.add(3 * x >= 14); m.minimize(x)
+>>> out = run(m, time_limit=10); out.status, out.value(x), out.bound
+('OPTIMAL', 5, 5.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from ortools.sat.python import cp_model
+
+from instances.errors import SolverError
+from instances.options import Deadline
+
+__all__ = ["DEFAULT_WORKERS", "CpsatRun", "run", "set_hints"]
+
+#: CP-SAT search workers when the caller gives none (the toolkit's reference machines have 2 cores).
+DEFAULT_WORKERS = 2
+
+_STATUS = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE", cp_model.INFEASIBLE: "INFEASIBLE",
+           cp_model.UNKNOWN: "UNKNOWN"}
+
+
+@dataclass
+class CpsatRun:
+    """What one CP-SAT solve ended with.
+
+    Attributes
+    ----------
+    status
+        ``"OPTIMAL"`` (proven for the model), ``"FEASIBLE"``, ``"INFEASIBLE"``
+        (proven) or ``"UNKNOWN"`` (no solution within the limit, or the
+        budget was spent before the solve could start).
+    solver
+        The :class:`cp_model.CpSolver` (read solution values with :meth:`value`).
+    objective, bound
+        The incumbent's objective and the proven bound, in model units
+        (``None`` when there is no incumbent / no objective).
+    stats
+        Wall time, branches, conflicts and the solver's status name.
+    """
+
+    status: str
+    solver: cp_model.CpSolver | None
+    objective: float | None = None
+    bound: float | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_solution(self) -> bool:
+        return self.status in ("OPTIMAL", "FEASIBLE")
+
+    def value(self, expr: Any) -> int:
+        """Value of a variable or linear expression in the incumbent."""
+        return self.solver.value(expr)
+
+    def boolean(self, literal: Any) -> bool:
+        """Value of a Boolean literal in the incumbent."""
+        return bool(self.solver.boolean_value(literal))
+
+
+def set_hints(model: cp_model.CpModel, values: Iterable[tuple[Any, int | bool]]) -> None:
+    """Replace the model's solution hint by ``(variable, value)`` pairs."""
+    model.clear_hints()
+    for var, val in values:
+        model.add_hint(var, int(val))
+
+
+def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, workers: int | None = None,
+        seed: int = 0, log: bool = False, parameters: dict[str, Any] | None = None) -> CpsatRun:
+    """Solve ``model`` with CP-SAT.
+
+    Parameters
+    ----------
+    model
+        The model, with its objective and any hints already added.
+    time_limit
+        Seconds, or a :class:`~instances.options.Deadline` whose remaining
+        time is the limit (``None``: no limit). A spent budget returns
+        ``UNKNOWN`` at once without solving.
+    workers
+        Search workers (default :data:`DEFAULT_WORKERS`).
+    seed
+        CP-SAT's random seed.
+    log
+        Print CP-SAT's search log.
+    parameters
+        Further ``SatParameters`` fields, e.g. ``{"symmetry_level": 0}``.
+    """
+    limit = time_limit.remaining() if isinstance(time_limit, Deadline) else time_limit
+    if limit is not None and limit <= 0:
+        return CpsatRun("UNKNOWN", None, stats={"skipped": "time limit spent before the solve"})
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = int(workers or DEFAULT_WORKERS)
+    solver.parameters.random_seed = int(seed)
+    solver.parameters.log_search_progress = bool(log)
+    if limit is not None:
+        solver.parameters.max_time_in_seconds = float(limit)
+    for name, value in (parameters or {}).items():
+        setattr(solver.parameters, name, value)
+    code = solver.solve(model)
+    if code == cp_model.MODEL_INVALID:
+        raise SolverError(f"CP-SAT rejected the model as invalid: {model.validate()}")
+    status = _STATUS.get(code, "UNKNOWN")
+    has_objective = model.has_objective()
+    out = CpsatRun(status, solver, stats={"solver_status": solver.status_name(code), "wall_time": solver.wall_time,
+                                          "branches": solver.num_branches, "conflicts": solver.num_conflicts})
+    if has_objective and status in ("OPTIMAL", "FEASIBLE"):
+        out.objective = solver.objective_value
+        out.bound = solver.best_objective_bound
+    return out
