@@ -1,4 +1,4 @@
-"""The baselines FAR is compared with in seed 000, Sec. 6.5: MISO-opt and FixPart.
+"""The baselines FAR is compared with in the FAR paper, Sec. 6.5: MISO-opt and FixPart.
 
 * :func:`miso_opt` -- MISO-opt (Li et al., SoCC'22, as described in Sec. 6.5):
   tasks in FIFO order; the next partition ``P = {I_0, ..., I_|P|-1}`` of
@@ -11,14 +11,15 @@
   partitions), :func:`fixpart_whole` (FixPart(7)) and :func:`fixpart_ones`
   (FixPart(1,...,1)).
 
-Every schedule obeys DESIGN.md's reconfiguration rules 1-6 (so ``mig.check``
+Every schedule obeys the reconfiguration rules 1-6 (so ``mig.check``
 accepts it with reconfiguration): the GPU starts empty, each instance is
 created before its first task, instances are destroyed only when a later
 instance needs their slices, and all create/destroy operations are
-serialised on one timeline. On a GPU whose create/destroy times are all zero
+serialised on one channel (:class:`instances.mig_channel.OpChannel`). On a
+GPU whose create/destroy times are all zero
 (``problem.without_reconfiguration()``) no operations are emitted.
 
-Readings of the seed we had to choose (the text is silent on them):
+Readings of the paper we had to choose (the text is silent on them):
 
 * ``speedup_j(s) = t_j(s0) / t_j(s)`` with ``s0`` the smallest size task ``j``
   may use (1 for every generated task); sizes a task's memory rules out are
@@ -41,13 +42,13 @@ Readings of the seed we had to choose (the text is silent on them):
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
 from instances.errors import InstanceError
 from instances.gpus import GPUSpec, Placement
 from instances.mig import Problem, Reconfiguration, Schedule, ScheduledTask, Task, Workload
+from instances.mig_channel import OpChannel
 
 __all__ = ["miso_opt", "fixpart", "fixpart_best", "fixpart_whole", "fixpart_ones", "fixpart_all",
            "speedup", "REPARTITION_MODES"]
@@ -58,32 +59,7 @@ _EPS = 1e-12
 
 
 # ---------------------------------------------------------------------------
-# shared simulation state: live instance sessions and the serial op timeline
-
-class _OpTimeline:
-    """Busy intervals of the one reconfiguration engine (rule 4): ops run one at a time.
-
-    An op goes into the earliest gap (not only after the last op) so that an
-    early destroy/create is never held up by an op booked for later.
-    """
-
-    def __init__(self) -> None:
-        self._busy: list[tuple[float, float]] = []
-
-    def slot(self, earliest: float, duration: float) -> float:
-        t = earliest
-        for s, e in self._busy:
-            if e <= t + _EPS:
-                continue
-            if s >= t + duration - _EPS:
-                break
-            t = max(t, e)
-        return t
-
-    def book(self, start: float, duration: float) -> float:
-        bisect.insort(self._busy, (start, start + duration))
-        return start + duration
-
+# shared simulation state: live instance sessions and the serial op channel
 
 @dataclass
 class _Session:
@@ -99,7 +75,7 @@ class _GPUState:
     live: dict[tuple[int, int], _Session] = field(default_factory=dict)
     slice_free: dict[int, float] = field(default_factory=dict)
     ops: list[Reconfiguration] = field(default_factory=list)
-    timeline: _OpTimeline = field(default_factory=_OpTimeline)
+    channel: OpChannel = field(default_factory=OpChannel)
 
     def __post_init__(self) -> None:
         self.reconfigurable = self.gpu.reconfigurable
@@ -109,7 +85,7 @@ class _GPUState:
         return [s for k, s in self.live.items() if k != p.key() and s.placement.intersects(p)]
 
     def ready(self, p: Placement, earliest: float = 0.0) -> float:
-        """Lower bound on when ``p`` could run a task, ignoring the op timeline."""
+        """Lower bound on when ``p`` could run a task, ignoring the op channel."""
         if p.key() in self.live:
             return max(earliest, self.live[p.key()].free)
         t = max([earliest] + [self.slice_free[s] for s in p.slices] + [b.free for b in self.blockers(p)])
@@ -117,8 +93,8 @@ class _GPUState:
 
     def _op(self, kind: str, p: Placement, earliest: float) -> float:
         dur = (self.gpu.create_time if kind == "create" else self.gpu.destroy_time)[p.size]
-        start = self.timeline.slot(earliest, dur)
-        end = self.timeline.book(start, dur)
+        start = self.channel.place(earliest, dur)
+        end = start + dur
         self.ops.append(Reconfiguration(kind, p, start, end))
         return end
 
@@ -224,7 +200,7 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
             if p.key() in state.live:
                 ready, live = state.live[p.key()].free, 0
             elif state.reconfigurable:
-                ready, live = state.timeline.slot(0.0, gpu.create_time[p.size]) + gpu.create_time[p.size], 1
+                ready, live = state.channel.first_fit(0.0, gpu.create_time[p.size]) + gpu.create_time[p.size], 1
             else:
                 ready, live = 0.0, 1
             key = (max(ready, releases[task.name]) + 0.0, live, rank[p.key()])

@@ -1,4 +1,4 @@
-"""FAR phases 1-3 (seed 000, Sec. 3 and 5): feasibility, a plain oracle, refinement, Sec. 5's bound."""
+"""FAR phases 1-3 (FAR paper, Sec. 3 and 5): feasibility, a plain oracle, refinement, Sec. 5's bound."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics import far, far_refine
+from bounds import mig as mig_bounds
+from heuristics import far, far_cli, far_refine
 from instances import gpus, mig
 from instances.errors import InstanceError
 
@@ -100,7 +101,7 @@ def test_family_matches_oracle_and_pruning_is_exact():
 
 
 # ---------------------------------------------------------------------------
-# Feasibility (DESIGN.md rules 1-6) over generated workloads
+# Feasibility (reconfiguration rules 1-6) over generated workloads
 
 @settings(max_examples=70)
 @given(gpu=st.sampled_from(["A30", "A100"]), preset=st.sampled_from(PRESETS), n=st.integers(1, 60),
@@ -183,7 +184,7 @@ def _check_bound(p, alloc):
     r = far.schedule_allocation(p, alloc)
     work = sum(s * p.task(n).time(s) for n, s in alloc.items())
     h = max(p.task(n).time(s) for n, s in alloc.items())
-    bound = far.phase2_bound(p.gpu, work, h)
+    bound = mig_bounds.phase2_bound(p.gpu, work, h)
     assert r.makespan <= bound * (1 + 1e-12), (alloc, r.makespan, bound)
     assert mig.check(p, r.schedule) == []
 
@@ -255,23 +256,23 @@ def test_cli_json_and_outputs(tmp_path, capsys):
     src = tmp_path / "tasks.json"
     mig.save(p, src)
     out, png = tmp_path / "s.json", tmp_path / "g.png"
-    assert far.main([str(src), "--json", str(out), "--plot", str(png)]) == 0
+    assert far_cli.main([str(src), "--json", str(out), "--plot", str(png)]) == 0
     text = capsys.readouterr().out
     assert "Repartitioning tree" in text and "makespan" in text
     sched = mig.Schedule.load(out)
     assert mig.check(p, sched) == [] and png.stat().st_size > 0
-    assert far.main([str(src), "--no-refine", "--gpu", "H100"]) == 0
+    assert far_cli.main([str(src), "--no-refine", "--gpu", "H100"]) == 0
 
 
 def test_cli_text_task_lists(tmp_path, capsys):
     ref = tmp_path / "profile.txt"
     ref.write_text("======\nProfiled times for the tasks:\nTask gauss:\nSize 1: 10 seconds\nSize 2: 5.5 seconds\n"
                    "Size 4: 3 seconds\nTask lud:\nSize 1: 4 seconds\nSize 2: 2 seconds\nSize 4: 1.5 seconds\n")
-    assert far.main([str(ref), "--gpu", "A30"]) == 0
+    assert far_cli.main([str(ref), "--gpu", "A30"]) == 0
     lines = tmp_path / "list.txt"
     lines.write_text("# name t1 t2 t4\nbfs 8 4.5 3\nnw 1:6 2:3.5 4:2\n")
-    assert far.main([str(lines), "--gpu", "A30"]) == 0
-    p = far.load_tasks(lines, "A30")
+    assert far_cli.main([str(lines), "--gpu", "A30"]) == 0
+    p = mig.load_tasklist(lines, "A30")
     assert [t.name for t in p.tasks] == ["bfs", "nw"] and p.task("nw").time(2) == 3.5
     capsys.readouterr()
 
@@ -279,16 +280,16 @@ def test_cli_text_task_lists(tmp_path, capsys):
 def test_cli_errors(tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("bfs 8 4.5\n")
-    assert far.main([str(bad), "--gpu", "A30"]) == 2
+    assert far_cli.main([str(bad), "--gpu", "A30"]) == 2
     err = capsys.readouterr().err.strip()
     assert "bad.txt" in err and "bfs" in err and "\n" not in err
     nonmono = tmp_path / "m.json"
     nonmono.write_text(json.dumps({"gpu": "A30", "tasks": [{"name": "a", "times": {"1": 1, "2": 2, "4": 1}}]}))
-    assert far.main([str(nonmono)]) == 2
+    assert far_cli.main([str(nonmono)]) == 2
     assert "task a" in capsys.readouterr().err
-    assert far.main([str(tmp_path / "missing.json")]) == 2
+    assert far_cli.main([str(tmp_path / "missing.json")]) == 2
     with pytest.raises(SystemExit) as exc:
-        far.main([str(bad), "--gpu", "V100"])
+        far_cli.main([str(bad), "--gpu", "V100"])
     assert exc.value.code == 2
 
 
@@ -318,6 +319,6 @@ def test_cli_workload_file(tmp_path, capsys):
     src = tmp_path / "w.json"
     mig.save(w, src)
     out = tmp_path / "s.json"
-    assert far.main([str(src), "--method", "reversed", "--json", str(out)]) == 0
+    assert far_cli.main([str(src), "--method", "reversed", "--json", str(out)]) == 0
     assert "Batch 1" in capsys.readouterr().out
     assert mig.check(w, mig.Schedule.load(out)) == []

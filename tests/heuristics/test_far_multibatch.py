@@ -1,4 +1,4 @@
-"""FAR multi-batch concatenation (seed 000, Sec. 4): feasibility on workloads, reuse, move/swap."""
+"""FAR multi-batch concatenation (FAR paper, Sec. 4): feasibility on workloads, reuse, move/swap."""
 
 from __future__ import annotations
 
