@@ -45,6 +45,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
+from heuristics.far_tree import check_scale
+from instances import options
 from instances.errors import InstanceError
 from instances.gpus import GPUSpec, Placement
 from instances.mig import Problem, Reconfiguration, Schedule, ScheduledTask, Task, Workload
@@ -120,6 +122,7 @@ def _tasks_and_releases(problem: Union[Problem, Workload]) -> tuple[tuple[Task, 
     if not isinstance(problem, (Problem, Workload)):
         raise InstanceError(f"expected a mig.Problem or mig.Workload, got {type(problem).__name__}",
                             field="problem")
+    check_scale(problem)
     return problem.tasks, problem.releases()
 
 
@@ -183,9 +186,9 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
     >>> mig.check(p, s)
     []
     """
+    tasks, releases = _tasks_and_releases(problem)
     gpu = problem.gpu
     parts = _as_partition(gpu, partition)
-    tasks, releases = _tasks_and_releases(problem)
     state = _GPUState(gpu)
     runs: list[ScheduledTask] = []
     rank = {p.key(): i for i, p in enumerate(parts)}
@@ -217,6 +220,7 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
 
 def fixpart_all(problem: Union[Problem, Workload]) -> dict[frozenset[Placement], Schedule]:
     """FixPart(P) for every maximal partition P the tasks fit (``{partition: schedule}``)."""
+    _tasks_and_releases(problem)  # a bad problem is an error, not a partition that does not fit
     out = {}
     for part in problem.gpu.partitions():
         try:
@@ -255,6 +259,7 @@ def fixpart_whole(problem: Union[Problem, Workload]) -> Schedule:
     >>> {r.placement.name for r in s.tasks}
     {'7@0'}
     """
+    _tasks_and_releases(problem)
     return fixpart(problem, [problem.gpu.root])
 
 
@@ -268,6 +273,7 @@ def fixpart_ones(problem: Union[Problem, Workload]) -> Schedule:
     >>> sorted({r.placement.size for r in fixpart_ones(p).tasks})
     [1]
     """
+    _tasks_and_releases(problem)
     return fixpart(problem, problem.gpu.placements_of_size(min(problem.gpu.sizes)))
 
 
@@ -337,11 +343,9 @@ def miso_opt(problem: Union[Problem, Workload], repartition: str = "barrier") ->
     >>> mig.check(p, s)
     []
     """
-    if repartition not in REPARTITION_MODES:
-        raise InstanceError(f"repartition must be one of {REPARTITION_MODES}, got {repartition!r}",
-                            field="repartition")
-    gpu = problem.gpu
+    options.choice(repartition, REPARTITION_MODES, "repartition")
     tasks, releases = _tasks_and_releases(problem)
+    gpu = problem.gpu
     partitions = [tuple(sorted(part, key=lambda p: (-p.size, p.start))) for part in gpu.partitions()]
     state = _GPUState(gpu)
     runs: list[ScheduledTask] = []

@@ -283,14 +283,16 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
 
 
 def check_scale(problem: Union[Problem, Workload]) -> None:
-    """Refuse times so large that the schedule's sums would overflow floating point.
+    """Refuse times so large that a schedule's sums would overflow floating point.
 
-    Every time these timings compute is at most the latest release plus the
-    sum over tasks of their largest work ``s * t(s)`` plus every create and
-    destroy time once per batch. The loader accepts any finite time (1e308
-    included); when that total exceeds :data:`MAX_TOTAL_TIME` (about 2.2e307
-    s) the schedule's end times could be infinite, so the problem is refused
-    with an :class:`~instances.errors.InstanceError` asking for other units.
+    The loader accepts any finite time (1e308 included). Every time a MIG
+    method of this package computes (a start, an end, ``s * t(s)``, a total
+    work) is at most the latest release, plus the sum over tasks of their
+    largest work ``s * t(s)``, plus the longest create/destroy time once for
+    each of ``2 * (n + batches * placements)`` operations (no method here
+    emits more). When that total exceeds :data:`MAX_TOTAL_TIME` (about 2.2e307
+    s) end times could overflow to infinity, so the problem is refused with an
+    :class:`~instances.errors.InstanceError` asking for larger time units.
 
     Examples
     --------
@@ -303,9 +305,10 @@ def check_scale(problem: Union[Problem, Workload]) -> None:
     """
     gpu = problem.gpu
     batches = problem.batches if isinstance(problem, Workload) else (problem,)
+    longest_op = max([*gpu.create_time.values(), *gpu.destroy_time.values(), 0.0])
     # plain float sums: an overflow gives inf here (never an exception) and fails the test below
-    ops = sum(gpu.create_time[p.size] + gpu.destroy_time[p.size] for p in gpu.placements)
-    total = max((b.release for b in batches), default=0.0) + len(batches) * ops
+    total = max((b.release for b in batches), default=0.0)
+    total += 2 * (len(problem.tasks) + len(batches) * len(gpu.placements)) * longest_op
     for task in problem.tasks:
         total += max(s * t for s, t in task.times.items())
     if not total <= MAX_TOTAL_TIME:

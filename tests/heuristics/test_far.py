@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bounds import mig as mig_bounds
 from heuristics import far, far_cli, far_refine
 from instances import gpus, mig
-from instances.errors import InstanceError
+from instances.errors import InstanceError, OptionError
 
 PRESETS = [(w, t) for w in ("PoorScaling", "MixedScaling", "GoodScaling") for t in ("WideTimes", "NarrowTimes")]
 
@@ -322,3 +322,89 @@ def test_cli_workload_file(tmp_path, capsys):
     assert far_cli.main([str(src), "--method", "reversed", "--json", str(out)]) == 0
     assert "Batch 1" in capsys.readouterr().out
     assert mig.check(w, mig.Schedule.load(out)) == []
+
+
+# ---------------------------------------------------------------------------
+# Options: unknown names and bad values are refused, never dropped
+
+def test_unknown_options_are_refused_by_every_public_function():
+    from heuristics import far_batch, far_multibatch
+
+    p = mig.generate(5, "A30", seed=1)
+    w = mig.generate_workload([3, 3], [0.0, 5.0], "A30", seed=1)
+    calls = [
+        (lambda: far.schedule(p, refine=False, anything=1), "far.schedule: unknown option 'anything'"),
+        (lambda: far.plan(p, refin=False), "far.plan: unknown option 'refin'"),
+        (lambda: far.plan(w, anything=1), "far.plan: unknown option 'anything'"),
+        (lambda: far.schedule(w, refine=False, anything=1), "far.schedule: unknown option 'anything'"),
+        (lambda: far.schedule_allocation(p, {t.name: 1 for t in p.tasks}, x=1), "unknown option 'x'"),
+        (lambda: far_batch.plan(p, method="trivial"), "far.plan: unknown option 'method'"),
+        (lambda: far_multibatch.plan_workload(w, x=1), "unknown option 'x'"),
+        (lambda: far_multibatch.compare_concatenations(w, x=1), "unknown option 'x'"),
+    ]
+    for call, message in calls:
+        with pytest.raises(OptionError, match=message):
+            call()
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"refine": "no"}, "refine"), ({"prune": 0}, "prune"), ({"max_iterations": 2.5}, "max_iterations"),
+    ({"max_iterations": True}, "max_iterations"), ({"min_improvement": -0.1}, "min_improvement"),
+    ({"method": "sideways"}, "method"), ({"max_ops": -1}, "max_ops"),
+])
+def test_bad_option_values(kwargs, field):
+    for problem in (mig.generate(4, "A30", seed=2), mig.generate_workload([2, 2], [0.0, 1.0], "A30", seed=2)):
+        with pytest.raises(OptionError, match=field):
+            far.plan(problem, **kwargs)
+
+
+def test_options_documented_for_workloads_are_accepted_for_one_batch():
+    p = mig.generate(6, "A100", seed=4)
+    assert far.schedule(p, method="trivial", max_ops=3) == far.schedule(p)
+
+
+# ---------------------------------------------------------------------------
+# Times too large for floating-point sums: a clear error, API and CLI
+
+def _huge(gpu="A30", t=1e308):
+    return mig.Problem(gpu, [mig.Task(f"t{i}", {s: t for s in gpus.get(gpu).sizes}) for i in range(3)])
+
+
+def test_times_that_would_overflow_are_refused_with_a_clear_error():
+    p = _huge()
+    w = mig.Workload("A30", [p, mig.Problem("A30", [mig.Task("x", {1: 1.0, 2: 1.0, 4: 1.0})], release=1.0)])
+    for call in (lambda: far.plan(p), lambda: far.schedule(p, refine=False), lambda: far.family(p),
+                 lambda: far.schedule_allocation(p, {t.name: 1 for t in p.tasks}), lambda: far.schedule(w)):
+        with pytest.raises(InstanceError, match="field times: task times too large.*larger units"):
+            call()
+
+
+def test_large_but_summable_times_are_scheduled():
+    p = _huge("A100", 1e305)
+    sched = far.schedule(p)
+    assert mig.check(p, sched) == [] and math.isfinite(sched.makespan)
+
+
+def test_cli_refuses_overflowing_times(tmp_path, capsys):
+    src = tmp_path / "huge.json"
+    mig.save(_huge(), src)
+    assert far_cli.main([str(src)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "too large" in err and "\n" not in err
+
+
+def test_python_dash_m_heuristics_far(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    good, huge = tmp_path / "t.json", tmp_path / "huge.json"
+    mig.save(mig.generate(6, "A30", seed=0), good)
+    mig.save(_huge(), huge)
+    run = lambda f: subprocess.run([sys.executable, "-m", "heuristics.far", str(f)], cwd=root, capture_output=True,
+                                   text=True, timeout=120)
+    ok = run(good)
+    assert ok.returncode == 0 and ok.stdout.startswith("Repartitioning tree (A30):"), ok.stderr
+    bad = run(huge)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1 and "too large" in bad.stderr
