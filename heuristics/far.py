@@ -43,14 +43,13 @@ from typing import Any, Union
 
 from heuristics import far_batch
 from heuristics.far_batch import FarPlan, RepartitionTree, TreeNode, family, schedule_allocation
-from heuristics.far_multibatch import METHODS as CONCATENATIONS
 from heuristics.far_multibatch import MultiBatchPlan, check_concatenation, plan_workload
 from instances import options as opt
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
 
 __all__ = ["plan", "schedule", "FarPlan", "MultiBatchPlan", "RepartitionTree", "TreeNode", "family",
-           "schedule_allocation", "CONCATENATIONS"]
+           "schedule_allocation"]
 
 _PLAN_OPTIONS = ("prune", "max_iterations", "min_improvement", "method", "max_ops")
 

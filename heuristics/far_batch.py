@@ -292,6 +292,10 @@ class FarPlan:
         ``allocations_pruned`` (skipped by the lower bound), ``allocation_index``
         (winner's index in the family), ``moves``, ``swaps``, ``iterations``,
         ``p_ref`` (Sec. 6.6: ``(phase2 / refined - 1) * 100``), ``seconds``.
+    node_tasks
+        Task names per node of the repartitioning tree, in the node numbering
+        of :class:`heuristics.far_tree.Tree` (a starting point for other
+        heuristics built on :mod:`heuristics.far_tree`).
     """
 
     problem: Problem
@@ -307,12 +311,12 @@ class FarPlan:
         return str(self.tree)
 
 
-def _build(data: _Data, alloc: Sequence[int], node_tasks: Sequence[Sequence[int]]) -> tuple[Schedule,
-                                                                                          RepartitionTree, float]:
+def _build(data: _Data, alloc: Sequence[int], node_tasks: Sequence[Sequence[int]],
+           origin: float = 0.0) -> tuple[Schedule, RepartitionTree, float]:
     """Schedule and tree report from fixed node task lists."""
     tree = data.tree
     dur = _durations(data, alloc)
-    tm = replay(tree, node_tasks, dur)
+    tm = replay(tree, node_tasks, dur, origin)
     sched = to_schedule(tree, node_tasks, dur, data.names, tm)
     return sched, _report(data, node_tasks, tm), tm.makespan
 
@@ -468,6 +472,12 @@ def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine
         built = _build(data, alloc, final_lists)
     sched, tree, ms = built
     stats["p_ref"] = (ms2 / ms - 1.0) * 100.0 if ms > 0 else 0.0
+    release = data.problem.release
+    if release:
+        # FAR plans a batch from time 0 (its decisions do not depend on the
+        # release); the GPU is free from the release, so the lists are timed from there
+        ms2 = replay(data.tree, lists, _durations(data, alloc), release).makespan
+        sched, tree, ms = _build(data, alloc, final_lists, release)
     names = data.names
     return FarPlan(data.problem, sched, tree, {names[j]: alloc[j] for j in range(data.n)}, ms2, ms, stats,
                    [[names[j] for j in lst] for lst in final_lists])
@@ -535,7 +545,8 @@ def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_itera
     ----------
     problem
         A single batch (:class:`~instances.mig.Problem`); for a workload use
-        :func:`heuristics.far.plan`.
+        :func:`heuristics.far.plan`. A batch with a release is planned as if
+        released at 0 and timed from its release (the GPU is empty until then).
     refine
         Run phase 3 (Algorithm 2).
     prune
@@ -564,7 +575,7 @@ def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_itera
     >>> sorted(p.stats)[:3]
     ['allocation_index', 'allocations', 'allocations_pruned']
     """
-    options.no_unknown(unknown, "far.plan")
+    options.no_unknown(unknown, "far_batch.plan")
     check_options(refine, prune, max_iterations, min_improvement)
     _check_problem(problem)
     t0 = time.perf_counter()

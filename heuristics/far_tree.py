@@ -22,7 +22,8 @@ Public API
     Times fixed node task lists exactly as Algorithm 1 (Sec. 3.2) would: a
     min-heap of nodes by end time, an instance created before its first task
     and destroyed once its subtree needs the slices, every create/destroy
-    serialised. Returns a :class:`Timing` (starts, ends, create and destroy
+    serialised; ``origin`` is when the empty GPU becomes available (a
+    release). Returns a :class:`Timing` (starts, ends, create and destroy
     times, makespan). Re-timing after moving tasks between nodes is one call
     (Algorithm 2, line 26).
 :func:`to_schedule`
@@ -166,7 +167,8 @@ class Timing:
     makespan: float
 
 
-def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float]) -> Timing:
+def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
+           origin: float = 0.0) -> Timing:
     """Algorithm 1 (FAR paper, Sec. 3.2) with every node's task list fixed.
 
     Parameters
@@ -178,6 +180,8 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
         task appears once; its node's size must be one the task allows.
     durations
         Per task index, its time at the size of its node.
+    origin
+        When the (empty) GPU becomes available: a batch's release.
 
     Returns
     -------
@@ -208,8 +212,8 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
     destroy: list[float | None] = [None] * tree.n
     node_end = [0.0] * tree.n
     ptr = [0] * tree.n
-    heap = [(0.0, 0)]
-    reconfig_end = 0.0
+    heap = [(origin, 0)]
+    reconfig_end = origin
     remaining = n_tasks
     makespan = 0.0
     has_desc_tasks = [any(node_tasks[d] for d in tree.descendants[v]) for v in range(tree.n)]
@@ -247,7 +251,7 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
 
 
 def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
-                names: Sequence[str], timing: Timing | None = None) -> Schedule:
+                names: Sequence[str], timing: Timing | None = None, origin: float = 0.0) -> Schedule:
     """The schedule of fixed node task lists: tasks, and creates/destroys when the GPU reconfigures.
 
     Parameters
@@ -257,7 +261,9 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
     names
         Per task index, the task's name.
     timing
-        ``replay(tree, node_tasks, durations)`` if already computed.
+        ``replay(tree, node_tasks, durations, origin)`` if already computed.
+    origin
+        As for :func:`replay`.
 
     Returns
     -------
@@ -265,7 +271,7 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
         Tasks by start time, operations by start time; no operations on a GPU
         whose create/destroy times are all zero.
     """
-    tm = replay(tree, node_tasks, durations) if timing is None else timing
+    tm = replay(tree, node_tasks, durations, origin) if timing is None else timing
     pl = tree.placements
     tasks = []
     ops = []

@@ -338,7 +338,7 @@ def test_unknown_options_are_refused_by_every_public_function():
         (lambda: far.plan(w, anything=1), "far.plan: unknown option 'anything'"),
         (lambda: far.schedule(w, refine=False, anything=1), "far.schedule: unknown option 'anything'"),
         (lambda: far.schedule_allocation(p, {t.name: 1 for t in p.tasks}, x=1), "unknown option 'x'"),
-        (lambda: far_batch.plan(p, method="trivial"), "far.plan: unknown option 'method'"),
+        (lambda: far_batch.plan(p, method="trivial"), "far_batch.plan: unknown option 'method'"),
         (lambda: far_multibatch.plan_workload(w, x=1), "unknown option 'x'"),
         (lambda: far_multibatch.compare_concatenations(w, x=1), "unknown option 'x'"),
     ]
@@ -408,3 +408,19 @@ def test_python_dash_m_heuristics_far(tmp_path):
     assert ok.returncode == 0 and ok.stdout.startswith("Repartitioning tree (A30):"), ok.stderr
     bad = run(huge)
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1 and "too large" in bad.stderr
+
+
+@pytest.mark.parametrize("release", [0.37, 25.0])
+def test_a_released_batch_is_planned_from_zero_and_timed_from_its_release(release):
+    # found infeasible before: a single batch's release was ignored
+    for seed in range(6):
+        p = mig.generate(12, ["A30", "A100"][seed % 2], seed=seed)
+        q = mig.Problem(p.gpu, p.tasks, release=release)
+        a, b = far.plan(p), far.plan(q)
+        assert mig.check(q, b.schedule) == []
+        assert b.allocation == a.allocation and b.node_tasks == a.node_tasks
+        assert b.makespan == pytest.approx(a.makespan + release)
+        assert b.phase2_makespan == pytest.approx(a.phase2_makespan + release)
+        assert min(t.start for t in b.schedule.tasks) >= release
+        r = far.schedule_allocation(q, a.allocation)
+        assert mig.check(q, r.schedule) == []

@@ -29,9 +29,12 @@ def test_names_are_the_compare_table_rows():
 
 @settings(max_examples=25)
 @given(gpu=st.sampled_from(["A30", "A100", "H100"]), n=st.integers(1, 30), workload=st.sampled_from(WORKLOADS),
-       times=st.sampled_from(TIMES), seed=st.integers(0, 10_000), reconf=st.booleans())
-def test_every_method_returns_a_checked_schedule(gpu, n, workload, times, seed, reconf):
+       times=st.sampled_from(TIMES), seed=st.integers(0, 10_000), reconf=st.booleans(),
+       release=st.sampled_from([0.0, 0.0, 0.37, 25.0]))
+def test_every_method_returns_a_checked_schedule(gpu, n, workload, times, seed, reconf, release):
     p = mig.generate(n, gpu, workload, times, seed=seed)
+    if release:
+        p = mig.Problem(p.gpu, p.tasks, release=release)
     if not reconf:
         p = p.without_reconfiguration()
     for name, method in METHODS.items():
