@@ -7,6 +7,7 @@ Every ``import`` and ``from ... import`` counts, function-level and
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,8 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
     """Module -> the project modules it imports (``from pkg import mod`` counts as importing ``pkg.mod``)."""
     mods = _modules()
     graph = {}
@@ -48,11 +50,11 @@ def _graph() -> dict[str, set[str]]:
                 base = node.module or ""
                 if base.split(".")[0] in PACKAGES:
                     targets |= {f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names}
-        graph[name] = targets - {name}
+        graph[name] = frozenset(targets - {name})
     return graph
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+def _cycles(graph: dict[str, frozenset[str]] | dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
