@@ -218,3 +218,32 @@ def competitive_ratio(gpu: GPUSpec | str, gpus: int = 1) -> float:
     3.5
     """
     return 2.0 * approximation_factor(gpu, gpus=gpus)
+
+
+def phase2_bound(gpu: GPUSpec | str, work: float, h_max: float) -> float:
+    """FAR paper, Sec. 5: the bound on Algorithm 1's makespan without reconfiguration times.
+
+    For one allocation of total work ``work`` (sum of ``s * t(s)``) whose
+    longest task takes ``h_max``, FAR's phase 2 ends by
+    ``W/4 + 3/4 h_max`` on an A30 (Sec. 5.1) and by
+    ``max(W/6 + 5/6 h_max, W/4, W/5 + 3/5 h_max)`` on an A100/H100 (Sec. 5.2).
+
+    Raises
+    ------
+    InstanceError
+        For a GPU whose slices and sizes are not those of Sec. 5.
+
+    Examples
+    --------
+    >>> phase2_bound("A30", 8.0, 2.0)
+    3.5
+    """
+    gpu = _gpus.get(gpu)
+    if gpu.num_slices == 4 and set(gpu.sizes) == {1, 2, 4}:
+        return work / 4 + 0.75 * h_max
+    if gpu.num_slices == 7 and set(gpu.sizes) == {1, 2, 3, 4, 7}:
+        return max(work / 6 + 5 / 6 * h_max, work / 4, work / 5 + 0.6 * h_max)
+    raise InstanceError(f"the FAR paper proves no phase-2 bound for {gpu.name}", field="gpu")
+
+
+__all__ += ["phase2_bound"]
