@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Callable, Sequence
+from typing import Callable
 
 import networkx as nx
 import numpy as np

@@ -187,6 +187,8 @@ def _cost(chosen, sets, times) -> float:
 
 
 def _solve_highs(sets, times, W, deadline, workers, start, bound0, log):
+    if deadline.expired():
+        return start, bound0, {"sets": len(sets), "termination": "time limit spent before the model was built"}
     import pyomo.environ as pyo
 
     t0 = time.perf_counter()

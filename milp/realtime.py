@@ -253,6 +253,8 @@ def _solve_cpsat(problem, data, deadline, workers, capacity, best, lb, log):
 
 
 def _solve_highs(problem, data, deadline, workers, capacity, best, lb, log):
+    if deadline.expired():
+        return best, lb, False, {"termination": "time limit spent before the model was built"}
     import pyomo.environ as pyo
 
     t0 = time.perf_counter()
