@@ -1,4 +1,4 @@
-"""CASE vs Slurm on MIG (seed 001): Figures 1-4 and Table 2 of the paper, plus an exact bound.
+"""CASE vs Slurm on MIG (CASE paper): Figures 1-4 and Table 2 of the paper, plus an exact bound.
 
 Usage::
 
@@ -15,8 +15,9 @@ same average for an ablation of CASE without Algorithm 1's isolated-first
 preference (``isolated_first=False``). Then the
 memory-utilisation gain and CASE's mean task slowdown (Table 2), the
 Figure 4 plot (memory utilisation over time, 1:4 batch of 128 jobs on
-4 x A30) as a PNG, and for small batches how far each policy is from the
-CP-SAT lower bound of :mod:`milp.case`.
+4 x A30) as a PNG, and for small batches how far each method of
+``heuristics.case.METHODS`` (or those named by ``--methods``; an unknown
+name is an error) is from the CP-SAT lower bound of :mod:`milp.case`.
 """
 
 from __future__ import annotations
@@ -127,28 +128,42 @@ def plot_figure4(path: str, seed: int) -> dict[str, float]:
     return out
 
 
-def bound_table(n: int, seeds: int, time_limit: float, quiet: bool) -> None:
+def methods_from(names: str | None) -> list[str]:
+    """Registry names from a comma list (``None``: all of :data:`heuristics.case.METHODS`).
+
+    Raises ``ValueError`` naming an unknown method instead of dropping it.
+    """
+    if names is None:
+        return list(sim.METHODS)
+    chosen = [x.strip() for x in names.split(",") if x.strip()]
+    unknown = [x for x in chosen if x not in sim.METHODS]
+    if unknown or not chosen:
+        raise ValueError(f"unknown method(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(sim.METHODS)}")
+    return chosen
+
+
+def bound_table(n: int, seeds: int, time_limit: float, quiet: bool, methods: Sequence[str] = tuple(sim.METHODS)) -> None:
     from milp import solve_optimal
 
     cases = [(c, r, s) for c in ("A", "D") for r in ("1:1", "1:4", "0:1") for s in range(seeds)]
     print(f"\nExact reference (milp.case, CP-SAT, {time_limit:g} s, CASE packing rules, no worker limit, "
           f"no slowdown), batches of {n} jobs")
-    print("| config | ratio | seed | status | LB (s) | OPT/UB (s) | Slurm / LB | CASE / LB | Slurm-rules OPT (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    ratios = {"slurm": [], "case": []}
+    print("| config | ratio | seed | status | LB (s) | OPT/UB (s) | " + " | ".join(f"{m} / LB" for m in methods)
+          + " | Slurm-rules OPT (s) |")
+    print("|---|---|---|---|---|---|" + "---|" * (len(methods) + 1))
+    ratios: dict[str, list[float]] = {m: [] for m in methods}
     for c, r, s in _bar(cases, len(cases), quiet, "solving"):
         w = case.generate(c, r, n=n, seed=s)
-        ts, tc = sim.simulate(w, "slurm"), sim.simulate(w, "case")
-        res = solve_optimal(w, time_limit=time_limit, workers=1, hint=ts)
-        rs = solve_optimal(w, time_limit=time_limit, workers=1, hint=ts, rules="slurm")
+        traces = {m: sim.METHODS[m](w) for m in methods}
+        res = solve_optimal(w, time_limit=time_limit, workers=1)
+        rs = solve_optimal(w, time_limit=time_limit, workers=1, rules="slurm")
         lb = res.lower_bound
-        ratios["slurm"].append(ts.makespan / lb)
-        ratios["case"].append(tc.makespan / lb)
+        for m, t in traces.items():
+            ratios[m].append(t.makespan / lb)
         srule = f"{rs.objective:.1f}" + ("" if rs.status.value == "OPTIMAL" else f" (LB {rs.lower_bound:.1f})")
-        print(f"| {c} | {r} | {s} | {res.status} | {lb:.1f} | {res.objective:.1f} | {ts.makespan / lb:.2f} | "
-              f"{tc.makespan / lb:.2f} | {srule} |")
-    print(f"median makespan / lower bound: Slurm {statistics.median(ratios['slurm']):.2f}, "
-          f"CASE {statistics.median(ratios['case']):.2f}")
+        print(f"| {c} | {r} | {s} | {res.status} | {lb:.1f} | {res.objective:.1f} | "
+              + " | ".join(f"{t.makespan / lb:.2f}" for t in traces.values()) + f" | {srule} |")
+    print("median makespan / lower bound: " + ", ".join(f"{m} {statistics.median(v):.2f}" for m, v in ratios.items()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -161,8 +176,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--bound-n", type=int, default=12, help="batch size for the exact bound (default 12)")
     ap.add_argument("--bound-seeds", type=int, default=2, help="batches per cell for the bound (default 2)")
     ap.add_argument("--time-limit", type=float, default=5.0, help="CP-SAT seconds per solve (default 5)")
+    ap.add_argument("--methods", help=f"comma list for the bound table (default all: {','.join(sim.METHODS)})")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
+    try:
+        methods = methods_from(args.methods)
+    except ValueError as e:
+        ap.error(f"--methods: {e}")
     try:
         figures = sorted({int(x) for x in args.figures.split(",") if x.strip()})
     except ValueError:
@@ -187,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"Slurm {100 * util['slurm']:.1f} %, CASE {100 * util['case']:.1f} % "
               f"({util['case'] / util['slurm']:.2f}x)")
     if not args.no_bound:
-        bound_table(args.bound_n, args.bound_seeds, args.time_limit, args.quiet)
+        bound_table(args.bound_n, args.bound_seeds, args.time_limit, args.quiet, methods)
     return 0
 
 

@@ -1,8 +1,9 @@
-"""Experiments of seed 004 (Sec. 7): Figures 5-9 as tables and PNG plots.
+"""Experiments of the real-time partitioning paper (Sec. 7): Figures 5-9 as tables and PNG plots.
 
 For each task-set size ``n`` (50 and 200 by default) and total utilisation
 ``U`` on ``M = 68`` SMs, ``--reps`` task sets are drawn with the Sec. 7.1
-generator (``prm = 0.5``) and every heuristic is run:
+generator (``prm = 0.5``) and every heuristic of ``heuristics.realtime.METHODS``
+(or those named by ``--methods``) is run:
 
 - schedulability rate (Fig. 5, 7): share of task sets a heuristic fits in
   ``M`` SMs (1G: one 68-SM partition under EDF). ``1G_fluid`` is the
@@ -36,8 +37,8 @@ from heuristics import realtime as h
 from instances import realtime as rt
 from milp.realtime import solve
 
-HEURISTICS = ["1G", "SMS_ACT", "SMS_INA", "BF_ACT", "BF_INA"]
-PARTITIONING = HEURISTICS[1:]
+#: The heuristics of every table, from the family's registry (``--methods`` picks some).
+METHODS = list(h.METHODS)
 DEFAULT_UTILS = {50: [30, 35, 40, 45, 50, 55, 60], 200: [34, 36, 38, 40, 42, 44, 46]}
 
 
@@ -47,12 +48,32 @@ def task_seed(base: int, n: int, util: float, rep: int) -> int:
     return int(ss.generate_state(1)[0])
 
 
+def methods_from(names: str | None) -> list[str]:
+    """The heuristics named in a comma list (all of :data:`heuristics.realtime.METHODS` for ``None``).
+
+    Raises ``ValueError`` naming an unknown heuristic instead of dropping it.
+    """
+    if names is None:
+        return list(METHODS)
+    chosen = [x.strip() for x in names.split(",") if x.strip()]
+    unknown = [x for x in chosen if x not in h.METHODS]
+    if unknown or not chosen:
+        raise ValueError(f"unknown heuristic(s) {', '.join(unknown) or '(none)'}; "
+                         f"choose from {', '.join(h.METHODS)}")
+    return chosen
+
+
+def _partitioning(methods: list[str]) -> list[str]:
+    return [m for m in methods if m != "1G"]
+
+
 def sweep(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str, seed: int,
-          bar=None) -> dict[float, dict[str, dict[str, list]]]:
+          bar=None, methods: list[str] | None = None) -> dict[float, dict[str, dict[str, list]]]:
     """Run every heuristic on ``reps`` task sets per utilisation."""
+    methods = METHODS if methods is None else methods
     out: dict[float, dict[str, dict[str, list]]] = {}
     for u in utils:
-        row = {name: {"ok": [], "load": [], "parts": [], "ms": []} for name in HEURISTICS + ["1G_fluid"]}
+        row = {name: {"ok": [], "load": [], "parts": [], "ms": []} for name in methods + ["1G_fluid"]}
         row["_bounds"] = {"best": [], "worst": []}
         for r in range(reps):
             p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed, n, u, r))
@@ -60,7 +81,7 @@ def sweep(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str
             row["_bounds"]["best"].append(best / worst)
             row["_bounds"]["worst"].append(1.0)
             row["1G_fluid"]["ok"].append(h.one_gpu_fluid(p))
-            for name in HEURISTICS:
+            for name in methods:
                 res = h.run(p, name, test=test)
                 rec = row[name]
                 rec["ok"].append(res.success)
@@ -92,14 +113,16 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def report(n: int, res: dict, reps: int) -> tuple[str, dict[str, dict]]:
+def report(n: int, res: dict, reps: int, methods: list[str] | None = None) -> tuple[str, dict[str, dict]]:
     """Tables for one task-set size; also returns the series for plotting."""
+    methods = METHODS if methods is None else methods
+    part = _partitioning(methods)
     utils = list(res)
     series: dict[str, dict] = {"sched": {}, "load": {}, "parts": {}, "ms": {}}
-    cols = HEURISTICS + ["1G_fluid"]
+    cols = methods + ["1G_fluid"]
     for name in cols:
         series["sched"][name] = [_mean(res[u][name]["ok"]) for u in utils]
-    for name in HEURISTICS:
+    for name in methods:
         series["load"][name] = [_mean(res[u][name]["load"]) for u in utils]
         series["parts"][name] = [_mean(res[u][name]["parts"]) for u in utils]
         series["ms"][name] = [statistics.median(res[u][name]["ms"]) for u in utils]
@@ -110,28 +133,29 @@ def report(n: int, res: dict, reps: int) -> tuple[str, dict[str, dict]]:
            table(["U"] + cols, [[f"{u:g}"] + [_fmt(series['sched'][c][k]) for c in cols]
                                 for k, u in enumerate(utils)]),
            f"\n### n = {n}: scheduled load / worst load (Fig. 6, 8; successful runs; best = no conflict)\n",
-           table(["U", "best"] + PARTITIONING + ["1G"],
+           table(["U", "best"] + methods,
                  [[f"{u:g}", _fmt(series['load']['Best'][k])]
-                  + [_fmt(series['load'][c][k]) for c in PARTITIONING + ["1G"]]
+                  + [_fmt(series['load'][c][k]) for c in methods]
                   for k, u in enumerate(utils)]),
            f"\n### n = {n}: mean number of partitions (successful runs)\n",
-           table(["U"] + PARTITIONING,
-                 [[f"{u:g}"] + [_fmt(series['parts'][c][k], 1) for c in PARTITIONING]
+           table(["U"] + part,
+                 [[f"{u:g}"] + [_fmt(series['parts'][c][k], 1) for c in part]
                   for k, u in enumerate(utils)]),
            f"\n### n = {n}: analysis time, median ms per task set (Fig. 9)\n",
-           table(["U"] + HEURISTICS,
-                 [[f"{u:g}"] + [_fmt(series['ms'][c][k], 1) for c in HEURISTICS]
+           table(["U"] + methods,
+                 [[f"{u:g}"] + [_fmt(series['ms'][c][k], 1) for c in methods]
                   for k, u in enumerate(utils)])]
     return "\n".join(out), series
 
 
 def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str,
-                   seed: int, bar=None) -> str:
+                   seed: int, bar=None, methods: list[str] | None = None) -> str:
     """Heuristics (merging until no valid merge) vs the exact minimum total SMs."""
+    part = _partitioning(METHODS if methods is None else methods)
     rows = []
     for u in utils:
-        opt, opt_density, ratios = [], [], {name: [] for name in PARTITIONING}
-        hits = {name: 0 for name in PARTITIONING}
+        opt, opt_density, ratios = [], [], {name: [] for name in part}
+        hits = {name: 0 for name in part}
         for r in range(reps):
             p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed + 1, n, u, r))
             exact = solve(p, backend="enumerate", test=test, capacity=False)
@@ -143,7 +167,7 @@ def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, 
             opt.append(exact.objective)
             if dens.objective is not None:
                 opt_density.append(dens.objective / exact.objective)
-            for name in PARTITIONING:
+            for name in part:
                 res = h.run(p, name, test=test, target=0)
                 if res.solution is None:
                     continue
@@ -152,10 +176,10 @@ def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, 
                 hits[name] += res.solution.total_sms == exact.objective
         k = len(opt)
         rows.append([f"{u:g}", str(k), _fmt(_mean(opt), 1), _fmt(_mean(opt_density), 3)]
-                    + [f"{_fmt(_mean(ratios[c]), 3)} ({hits[c]}/{k})" for c in PARTITIONING])
+                    + [f"{_fmt(_mean(ratios[c]), 3)} ({hits[c]}/{k})" for c in part])
     head = (f"### Gap to the exact optimum: n = {n}, test = {test}; mean heuristic SMs / "
             f"optimal SMs (optimal in x/k sets)\n")
-    return head + "\n" + table(["U", "sets", f"OPT ({test})", "OPT density / OPT"] + PARTITIONING, rows)
+    return head + "\n" + table(["U", "sets", f"OPT ({test})", "OPT density / OPT"] + part, rows)
 
 
 def plot(all_series: dict[int, dict], utils: dict[int, list], out: Path) -> list[Path]:
@@ -205,8 +229,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gap-reps", type=int, default=5)
     ap.add_argument("--out", default="results/realtime", help="folder for the PNG plots")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--methods", help=f"comma list of heuristics (default all: {','.join(METHODS)})")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
+    try:
+        methods = methods_from(args.methods)
+    except ValueError as exc:
+        ap.error(f"--methods: {exc}")
     if args.reps < 1:
         ap.error("--reps must be >= 1")
     if any(n < 1 for n in args.n):
@@ -237,21 +266,21 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     bar = tqdm(total=total, disable=args.quiet, file=sys.stderr, desc="realtime")
-    print(f"# Seed 004 experiments: M = {args.sms} SMs, prm = {args.prm}, test = {args.test}, "
+    print(f"# Real-time partitioning experiments: M = {args.sms} SMs, prm = {args.prm}, test = {args.test}, "
           f"{args.reps} task sets per point, seed {args.seed}\n")
     all_series = {}
     try:
         for n in args.n:
             try:
-                res = sweep(n, utils[n], args.reps, args.sms, args.prm, args.test, args.seed, bar)
+                res = sweep(n, utils[n], args.reps, args.sms, args.prm, args.test, args.seed, bar, methods)
             except rt.RealtimeError as exc:
                 ap.error(str(exc))
-            text, series = report(n, res, args.reps)
+            text, series = report(n, res, args.reps, methods)
             all_series[n] = series
             print(text + "\n", flush=True)
         if args.gap_n:
             print(gap_experiment(args.gap_n, args.gap_utils, args.gap_reps, args.sms, args.prm,
-                                 args.test, args.seed, bar) + "\n", flush=True)
+                                 args.test, args.seed, bar, methods) + "\n", flush=True)
     finally:
         bar.close()
     if not args.no_plots:

@@ -16,7 +16,7 @@ def test_small_run_prints_tables_and_png(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv", [["--figures", "5"], ["--figures", "x"], ["--seeds", "0"],
-                                  ["--bound-n", "100"], ["--time-limit", "0"]])
+                                  ["--bound-n", "100"], ["--time-limit", "0"], ["--methods", "nope"]])
 def test_bad_arguments_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as exc:
         bench.main(argv)

@@ -1,4 +1,4 @@
-"""The seed-003 benchmark command: runs end to end, rejects bad arguments."""
+"""The co-scheduling benchmark command: runs end to end, rejects bad arguments."""
 
 import pytest
 
@@ -19,7 +19,7 @@ def test_benchmark_prints_every_table(capsys):
 
 
 @pytest.mark.parametrize("argv", [["--seeds", "0"], ["--p-total", "360"], ["--W", "0"],
-                                  ["--timing-runs", "x"], ["--table", "/nonexistent.csv"]])
+                                  ["--timing-runs", "x"], ["--table", "/nonexistent.csv"], ["--methods", "nope"]])
 def test_bad_arguments_exit_with_code_2(argv, capsys):
     with pytest.raises(SystemExit) as e:
         bench.main(argv)

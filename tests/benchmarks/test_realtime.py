@@ -1,4 +1,4 @@
-"""Seed 004 benchmark command: tables, plots and argument errors."""
+"""Real-time partitioning benchmark command: tables, plots and argument errors."""
 
 import pytest
 
@@ -19,7 +19,7 @@ def test_small_run_prints_tables_and_writes_plots(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args", [["--reps", "0"], ["--prm", "2"], ["--gap-n", "20"],
-                                  ["--utils", "-3"], ["--test", "rta"]])
+                                  ["--utils", "-3"], ["--test", "rta"], ["--methods", "nope"]])
 def test_bad_arguments_exit_2(args, capsys):
     with pytest.raises(SystemExit) as exc:
         bench.main(args + ["--quiet", "--no-plots"])
