@@ -133,7 +133,7 @@ def test_rule3_task_level_overlap_without_reconfiguration():
     assert len(v) == 2  # a-b on slices 0,1 and a-c on slice 3
     ok = mig.Schedule("A30", [T("a", 4, 0, 0.0), T("b", 2, 0, 2.0), T("c", 2, 2, 2.0)])
     assert mig.check(p0, ok) == []
-    assert mig.check(PROBLEM, ok, reconfiguration=False) == []
+    assert mig.check(PROBLEM.without_reconfiguration(), ok) == []
     # the same schedule with real reconfiguration times lacks its instances
     assert any(x.startswith("rule 2") for x in mig.check(PROBLEM, ok))
 
