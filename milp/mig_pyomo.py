@@ -487,6 +487,8 @@ def _unscaled(problem: AnyProblem, plan: TimedPlan) -> Schedule:
 def check_solver(solver: str) -> None:
     """Raise :class:`OptionError` unless Pyomo can run ``solver`` (HiGHS is checked when it runs)."""
     if solver in ("highs", "appsi_highs"):
+        import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - load it before any deadline starts
+
         return
     factory = pe.SolverFactory(solver)
     if factory is None or not factory.available(exception_flag=False):
