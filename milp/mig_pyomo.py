@@ -1,4 +1,4 @@
-"""Pyomo MILP backend of the exact MIG model, solved by HiGHS (FAR paper, Sec. 2.2; rules 1-6 of :mod:`instances.mig_check`).
+"""Pyomo MILP backend of the exact MIG model, solved by HiGHS (FAR paper, Sec. 2.2; checker rules 1-6).
 
 Call it through :func:`milp.mig.solve` (``backend="highs"`` or another Pyomo
 solver name), which checks the options, applies ``reconfiguration=False`` as
@@ -48,11 +48,9 @@ import pyomo.environ as pe
 from bounds import mig as mig_bounds
 from instances import mig
 from instances.errors import OptionError, SolverError
-from instances.gpus import Placement
 from instances.mig_problem import Problem, Task, Workload
-from instances.mig_retime import (Session, TimedPlan, canonical, plan_from_schedule, retime_order, retime_sessions,
-                                  sessionize)
-from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions, sessionize
+from instances.mig_schedule import Schedule, ScheduledTask
 from instances.options import Deadline
 from milp.highs import solve_highs
 from milp.mig_pyomo_plan import best_plan, improve_channel

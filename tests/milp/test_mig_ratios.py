@@ -61,7 +61,8 @@ def test_bound_chain_lb_opt0_opt1_far(gpu, preset, n):
 def test_far_assignment_is_feasible_for_the_exact_model(gpu, preset, n):
     p, _off, on = _instance(gpu, preset, n)
     far_sched = far.schedule(p)
-    fixed = milp_mig.solve(p, backend="cpsat", reconfiguration=True, time_limit=30, workers=2, hint=far_sched, fix_assignment=True)
+    fixed = milp_mig.solve(p, backend="cpsat", reconfiguration=True, time_limit=30, workers=2, hint=far_sched,
+                           fix_assignment=True)
     assert fixed.status is Status.OPTIMAL
     assert mig.check(p, fixed.schedule) == []
     assert {t.task: t.placement for t in fixed.schedule.tasks} == {t.task: t.placement for t in far_sched.tasks}
