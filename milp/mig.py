@@ -177,6 +177,12 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     if not reconfiguration:
         problem = problem.without_reconfiguration()
     hint = _check_hint(problem, hint)
+    one_release = len(set(problem.releases().values())) <= 1
+    if options.get("model") == "laminar" and (problem.gpu.reconfigurable or not one_release):
+        raise OptionError("the laminar model needs a problem without reconfiguration and one release time",
+                          field="model")
+    if options.get("fix_assignment") and hint is False:
+        raise OptionError("fix_assignment needs a hint schedule (or None for FAR's)", field="fix_assignment")
     name = backend if backend not in ("highs", "appsi_highs") else "highs"
     info: dict[str, Any] = {"reconfiguration": problem.gpu.reconfigurable}
     if problem.n == 0:
@@ -189,6 +195,8 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
         hint, info["hint"] = None, "none"
     else:
         info["hint"] = "given"
+    if options.get("fix_assignment") and hint is None:
+        raise OptionError(f"fix_assignment needs a hint schedule; {info['hint']}", field="fix_assignment")
     # the best schedule known before any model runs: the re-timed hint, else all tasks in turn on the whole GPU
     incumbent = plan_from_schedule(problem, hint).schedule if hint is not None else serial_on_root(problem).schedule
     violations = mig.check(problem, incumbent)

@@ -44,7 +44,7 @@ from ortools.sat.python import cp_model
 
 from bounds import mig as mig_bounds
 from instances import mig
-from instances.errors import OptionError, SolverError
+from instances.errors import SolverError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions
@@ -579,11 +579,6 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
     reconf = gpu.reconfigurable
     one_release = len(set(problem.releases().values())) <= 1
     laminar = not reconf and one_release and model in ("auto", "laminar")
-    if model == "laminar" and not laminar:
-        raise OptionError("the laminar model needs a problem without reconfiguration and one release time",
-                          field="model")
-    if fix_assignment and hint is None:
-        raise OptionError("fix_assignment needs a hint schedule", field="hint")
     info["model"] = "laminar" if laminar else ("sessions" if reconf else "intervals")
     best = incumbent
     lb = max(mig_bounds.lower_bound(problem), lower_bound)
