@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
 __all__ = ["Parser", "HelpFormatter", "positive_int", "nonnegative_int", "positive_float", "fraction",
            "comma_choices", "output_dir", "output_file", "writing", "prepare_dir", "progress", "markdown_table",
-           "add_quiet", "add_markdown", "fmt"]
+           "add_quiet", "add_markdown", "fmt", "run_cli", "description"]
 
 
 # ---------------------------------------------------------------------------
@@ -323,6 +323,38 @@ def fmt(x: float | None, spec: str = ".3f", missing: str = "-") -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return missing
     return format(x, spec)
+
+
+def run_cli(main: Callable[[Sequence[str] | None], int]) -> NoReturn:
+    """``sys.exit(main())`` for ``python -m benchmarks.X``, without a traceback on a closed pipe or Ctrl-C.
+
+    ``python -m benchmarks.compare | head`` closes stdout early; that is the
+    reader's choice, not an error worth a traceback.
+    """
+    try:
+        code = main(None)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # stdout is gone: point it at devnull so the interpreter's final flush stays quiet
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code)
+
+
+def description(doc: str | None) -> str:
+    """A command's ``--help`` description from its module docstring: the first paragraph, without markup.
+
+    Examples
+    --------
+    >>> description("``python -m x``: does y.\n\nMore.")
+    'python -m x: does y.'
+    """
+    first = (doc or "").strip().split("\n\n")[0]
+    return " ".join(first.replace("``", "").split())
 
 
 def add_quiet(parser: argparse.ArgumentParser) -> None:

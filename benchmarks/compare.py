@@ -57,7 +57,7 @@ from benchmarks import common
 from benchmarks import executor as ex
 
 __all__ = ["Config", "BACKENDS", "LOWER_BOUND", "AREA_BOUND", "BOUND_ROWS", "HEADER", "opt_name",
-           "method_names", "instance_seed", "make_problem", "solve_exact", "run_instance", "run", "summarise",
+           "method_names", "instance_seed", "make_problem", "solve_exact", "evaluate", "run_instance", "run", "summarise",
            "format_table", "write_outputs", "parse_config", "main"]
 
 BACKENDS = ("cpsat", "highs")
@@ -154,32 +154,49 @@ def solve_exact(problem, **options):
     return solve_optimal(problem, **options)
 
 
-def run_instance(cfg: Config, index: int) -> dict[str, Any]:
-    """Run every method on instance ``index``; picklable in and out (for process pools and dask).
+def evaluate(problem, methods: Sequence[str] | None = None, *, exact: bool = True, backend: str = "cpsat",
+             time_limit: float | None = 30.0, workers: int | None = None,
+             timing_repeats: int = 3) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Every row of the table on one problem: the heuristics, the exact optimum, the bounds.
+
+    Parameters
+    ----------
+    problem
+        A ``mig.Problem``.
+    methods
+        Names from :data:`heuristics.mig.METHODS` (``None``: all, in registry order).
 
     Returns
     -------
-    dict
-        ``rows``: one dict per heuristic, the exact optimum and each bound, in
-        table order (``kind`` is ``"heuristic"``, ``"exact"`` or ``"bound"``);
-        ``schedules``: ``{row name: schedule JSON}`` of every feasible schedule.
+    rows, schedules
+        One dict per row in table order (``method``, ``kind`` = ``"heuristic"``,
+        ``"exact"`` or ``"bound"``, ``makespan``, ``time_s``, ``feasible``,
+        ``status``, the ratios to OPT and to the area bound, and the instance's
+        OPT figures); ``{row name: schedule JSON}`` of every feasible schedule.
+        A method that raises or returns an infeasible schedule gets a row with
+        ``feasible=False`` and the error in ``status``.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> rows, _ = evaluate(mig.generate(n=4, gpu="A100", seed=1), ["FAR"], exact=False, timing_repeats=1)
+    >>> [(r["method"], r["kind"]) for r in rows]
+    [('FAR', 'heuristic'), ('lower bound (bounds.mig.lower_bound)', 'bound'), ('area bound (FAR paper, Sec. 6.4)', 'bound')]
     """
     from bounds import mig as mig_bounds
     from heuristics.mig import METHODS
     from instances import mig
 
-    problem = make_problem(cfg, index)
-    seed = instance_seed(cfg.seed, index)
     area = mig_bounds.area_bound(problem)
     lower = mig_bounds.lower_bound(problem)
     results: list[dict[str, Any]] = []
     schedules: dict[str, str] = {}
     best = None  # the best feasible heuristic schedule: the exact solver's warm start
-    for name in (cfg.methods if cfg.methods is not None else tuple(METHODS)):
+    for name in (tuple(METHODS) if methods is None else methods):
         row = {"method": name, "kind": "heuristic", "makespan": None, "time_s": None, "feasible": False}
         try:
             fn = METHODS[name]  # a worker without the name (e.g. a patched registry) reports it here
-            sched, secs = _timed_median(fn, problem, cfg.timing_repeats)
+            sched, secs = _timed_median(fn, problem, timing_repeats)
             violations = mig.check(problem, sched)
         except Exception as exc:  # a crash is a result to report, not a reason to lose the sweep
             results.append(dict(row, status=_error(exc)))
@@ -194,12 +211,12 @@ def run_instance(cfg: Config, index: int) -> dict[str, Any]:
 
     opt_obj = opt_lb = None
     opt_status = "SKIPPED"
-    if cfg.exact:
-        row = {"method": opt_name(cfg.backend), "kind": "exact", "makespan": None, "time_s": None,
+    if exact:
+        row = {"method": opt_name(backend), "kind": "exact", "makespan": None, "time_s": None,
                "feasible": False}
         try:
-            res, secs = _timed(solve_exact, problem, backend=cfg.backend, reconfiguration=True,
-                               time_limit=cfg.time_limit, workers=cfg.workers, hint=best)
+            res, secs = _timed(solve_exact, problem, backend=backend, reconfiguration=True,
+                               time_limit=time_limit, workers=workers, hint=best)
             opt_status = str(res.status)
             opt_lb = res.lower_bound
             feasible = res.schedule is not None and not mig.check(problem, res.schedule)
@@ -224,8 +241,7 @@ def run_instance(cfg: Config, index: int) -> dict[str, Any]:
     rows = []
     for r in results:
         m = r["makespan"]
-        row = {"instance": index, "seed": seed, "gpu": cfg.gpu, "workload": cfg.workload, "times": cfg.times,
-               "n": cfg.n, **r, "opt_status": opt_status, "opt_proven": proven, "opt_objective": opt_obj,
+        row = {**r, "opt_status": opt_status, "opt_proven": proven, "opt_objective": opt_obj,
                "opt_bound": best_lb, "area_bound": area, "lower_bound": lower,
                "gap": None if opt_obj is None else (opt_obj - best_lb) / opt_obj,
                "ratio_opt": None, "ratio_opt_low": None, "ratio_opt_high": None,
@@ -237,7 +253,24 @@ def run_instance(cfg: Config, index: int) -> dict[str, Any]:
                 row["ratio_opt_low"] = None if opt_obj is None else m / opt_obj
                 row["ratio_opt_high"] = m / best_lb
         rows.append(row)
-    return {"index": index, "rows": rows, "schedules": schedules}
+    return rows, schedules
+
+
+def run_instance(cfg: Config, index: int) -> dict[str, Any]:
+    """:func:`evaluate` on instance ``index`` of the sweep; picklable in and out (for process pools and dask).
+
+    Returns
+    -------
+    dict
+        ``index``; ``rows``: :func:`evaluate`'s rows, each also naming the
+        instance, its seed and the sweep's generator settings; ``schedules``.
+    """
+    seed = instance_seed(cfg.seed, index)
+    rows, schedules = evaluate(make_problem(cfg, index), cfg.methods, exact=cfg.exact, backend=cfg.backend,
+                               time_limit=cfg.time_limit, workers=cfg.workers, timing_repeats=cfg.timing_repeats)
+    meta = {"instance": index, "seed": seed, "gpu": cfg.gpu, "workload": cfg.workload, "times": cfg.times,
+            "n": cfg.n}
+    return {"index": index, "rows": [{**meta, **r} for r in rows], "schedules": schedules}
 
 
 def run(cfg: Config, executor: ex.Executor | None = None, *, quiet: bool = True) -> list[dict[str, Any]]:
@@ -408,7 +441,7 @@ def write_outputs(out_dir: str | Path, cfg: Config, results: Sequence[dict[str, 
 def _parser() -> common.Parser:
     from instances import mig
 
-    p = common.Parser(prog="python -m benchmarks.compare", description=__doc__.split("\n\n")[0])
+    p = common.Parser(prog="python -m benchmarks.compare", description=common.description(__doc__))
     p.add_argument("--n", type=common.positive_int, default=12, help="tasks per instance")
     p.add_argument("--instances", type=common.positive_int, default=10, help="number of instances")
     p.add_argument("--gpu", default="A100", help="A30, A100, H100 or a GPU defined by the user")
@@ -474,4 +507,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.run_cli(main)
