@@ -307,7 +307,7 @@ def summarise(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "kind": mine[0].get("kind", "heuristic"),
             "instances": len(mine),
             "failed": len(failures),
-            "first_error": None if not failures else f"instance {failures[0]['instance']}: {failures[0]['status']}",
+            "first_error": None if not failures else f"instance {failures[0].get('instance', '?')}: {failures[0]['status']}",
             "proven": len(proven),
             "mean_ratio_opt": _mean(r["ratio_opt"] for r in proven),
             "worst_ratio_opt": max((r["ratio_opt"] for r in proven), default=None),
@@ -458,7 +458,8 @@ def _parser() -> common.Parser:
     p.add_argument("--no-exact", action="store_true", help="skip the exact solver (heuristics and bounds only)")
     ex.add_arguments(p)
     p.add_argument("--out", type=common.output_dir, default=None,
-                   help="folder for results.csv, results.json, schedules/ and gantt.png (created if missing)")
+                   help="folder for results.csv, results.json, schedules/ and gantt.png, created if missing "
+                        "(default: none, the table only)")
     common.add_markdown(p)
     common.add_quiet(p)
     return p

@@ -161,8 +161,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--executor", default="local", choices=EXECUTORS,
                         help="where the independent tasks run: this machine, or a Dask cluster")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="Dask scheduler address, e.g. tcp://host:8786 (needs --executor dask; "
-                             "without it dask starts a LocalCluster of --jobs workers)")
+                        help="Dask scheduler address, e.g. tcp://host:8786, for --executor dask (default: none, "
+                             "dask starts a LocalCluster of --jobs workers)")
     parser.add_argument("--jobs", type=positive_int, default=1,
                         help="worker processes (local) or LocalCluster workers (dask); 1 runs in this process")
 

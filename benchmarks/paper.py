@@ -176,7 +176,7 @@ def _opt_instance(gen: Generator, sc: str, n: int, r: int, seed: int, methods: t
     p = gen.batch(n, sc, "WideTimes", cell_seed(seed, 4, sc, n, r))
     rows, _ = evaluate(p, methods, exact=True, backend=backend, time_limit=time_limit, workers=workers,
                        timing_repeats=1)
-    return {"index": r, "rows": rows}
+    return {"index": r, "rows": [{"instance": r, **row} for row in rows]}
 
 
 def _sigma_cell(gen: Generator, sc: str, tm: str, reps: int, seed: int, methods: tuple[str, ...]) -> dict:

@@ -126,7 +126,7 @@ def report(n: int, res: dict, reps: int, methods: list[str] | None = None,
     fig = {50: "Fig. 5", 200: "Fig. 7"}.get(n, "schedulability")
     if markdown:
         where = {50: " (Fig. 5)", 200: " (Fig. 7)"}.get(n, "")
-        return "\n".join([f"Schedulability rate, n = {n}{where}, {reps} task sets per point:", "",
+        return "\n".join([f"Schedulability rate, n = {n}{where}, {reps} task set{'s' if reps > 1 else ''} per point:", "",
                           table(["U"] + cols, [[f"{u:g}"] + [_fmt(series['sched'][c][k]) for c in cols]
                                                for k, u in enumerate(utils)])]), series
     out = [f"### n = {n} tasks: schedulability rate ({fig}; {reps} task sets per point)\n",
