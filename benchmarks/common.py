@@ -350,7 +350,7 @@ def description(doc: str | None) -> str:
 
     Examples
     --------
-    >>> description("``python -m x``: does y.\n\nMore.")
+    >>> description("``python -m x``: does y.\\n\\nMore.")
     'python -m x: does y.'
     """
     first = (doc or "").strip().split("\n\n")[0]

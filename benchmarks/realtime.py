@@ -23,7 +23,7 @@ It prints the tables (``--markdown``: only those the README shows) and
 writes four PNG plots, ``realtime_sched.png``, ``realtime_load.png``,
 ``realtime_parts.png`` and ``realtime_ms.png``, into ``--out`` (default
 ``results/realtime``, created if missing; ``--no-plots`` skips them).
-The default run takes about 2 minutes on a loaded 2-core machine; the
+The default run took 7 minutes on a 2-core machine loaded by other jobs; the
 paper's sweep (``--reps 100 --step 2``) takes hours. Timings are
 wall-clock on a shared machine.
 
