@@ -23,7 +23,7 @@ not replays) or when ``time_limit`` seconds of wall time have passed,
 whichever comes first. Up to the work budget everything depends only on the
 problem and ``seed``: the same call gives the same schedule unless the wall
 limit stopped it (``plan(...).stats["stopped"]`` says which). The default
-budget takes about 0.3 s at n = 12 on one unloaded core.
+budget takes about 0.5 s at n = 12 on one core.
 
 The result is never worse than FAR: FAR's schedule is returned unless the
 search found a strictly shorter one. A :class:`~instances.mig.Workload` (several
@@ -43,6 +43,7 @@ True
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 from dataclasses import dataclass, field
@@ -57,8 +58,12 @@ from instances.mig_schedule import Schedule
 
 __all__ = ["plan", "schedule", "SearchPlan", "DEFAULT_WORK"]
 
-#: Replayed tasks the search may spend by default (about 0.3 s at n = 12 on one unloaded core).
-DEFAULT_WORK = 100_000
+#: Replayed tasks the search may spend by default (about 0.5 s at n = 12 on one core).
+DEFAULT_WORK = 250_000
+
+# temperatures as shares of FAR's makespan, and the stretch without improvement (share of the
+# budget) after which the search restarts from its best state: chosen on generated n = 12 A100 batches
+_T_START, _T_END, _STALL = 0.01, 0.002, 0.125
 
 
 @dataclass
@@ -183,69 +188,121 @@ def _lists(problem: Problem, tree: Tree, node_of: list[int]) -> tuple[list[list[
     return lists, durations
 
 
+class _Loads:
+    """:func:`heuristics.far_tree.replay`'s makespan from node loads alone, for the search's inner loop.
+
+    Within one node the tasks run back to back and nothing else happens on
+    the node between its create and the end of its last task, so Algorithm
+    1's makespan depends only on every node's total time (its *load*) and on
+    which nodes run tasks: one heap event where a node starts (create, when
+    it runs tasks) and one where it ends (destroy, when a descendant runs
+    tasks afterwards). ``tests/heuristics/test_mig_search.py`` checks it
+    against ``replay``.
+    """
+
+    def __init__(self, tree: Tree, origin: float) -> None:
+        self.children = tree.children
+        self.tc, self.td = tree.tc, tree.td
+        self.descendants = tree.descendants
+        self.n = tree.n
+        self.origin = origin
+
+    def makespan(self, load: list[float], count: list[int]) -> float:
+        children, tc, td, desc = self.children, self.tc, self.td, self.descendants
+        origin = self.origin
+        reconfig_end = origin
+        remaining = sum(count)
+        makespan = origin if remaining else 0.0
+        heap = [(origin, 0, 0)]  # (time, node, 0: start / 1: end of its tasks)
+        pop, push = heapq.heappop, heapq.heappush
+        while heap and remaining:
+            t, v, phase = pop(heap)
+            if phase == 0 and count[v]:
+                if t > reconfig_end:
+                    reconfig_end = t
+                reconfig_end += tc[v]
+                end = reconfig_end + load[v]
+                if end > makespan:
+                    makespan = end
+                push(heap, (end, v, 1))
+                continue
+            if phase == 1:
+                remaining -= count[v]
+                if not remaining:
+                    break
+                if t > reconfig_end:
+                    reconfig_end = t
+                reconfig_end += td[v]
+            for c in children[v]:
+                push(heap, (t, c, 0))
+        return makespan
+
+
 def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadline, seed: int, work: int,
             stats: dict[str, Any]) -> tuple[list[int], float]:
     n = len(start)
-    origin = problem.release
-    # every node whose size a task allows, per task
+    evaluator = _Loads(tree, problem.release)
     allowed = [[v for v in range(tree.n) if tree.size[v] in t.times] for t in problem.tasks]
     times = [[t.times.get(tree.size[v], 0.0) for v in range(tree.n)] for t in problem.tasks]
-    lists: list[list[int]] = [[] for _ in range(tree.n)]
-    for j, v in enumerate(start):
-        lists[v].append(j)
-    durations = [times[j][v] for j, v in enumerate(start)]
+
+    def state(nodes: list[int]) -> tuple[list[float], list[int]]:
+        load, count = [0.0] * tree.n, [0] * tree.n
+        for j, v in enumerate(nodes):
+            load[v] += times[j][v]
+            count[v] += 1
+        return load, count
+
     node_of = list(start)
-
-    def evaluate() -> float:
-        return replay(tree, lists, durations, origin).makespan
-
-    current = best = evaluate()
+    load, count = state(node_of)
+    current = best = evaluator.makespan(load, count)
     best_nodes = list(node_of)
     rng = random.Random(seed)
     evaluations = max(1, work // n)
-    t_start, t_end = 0.03 * best, 0.0005 * best
+    t_start, t_end = _T_START * best, _T_END * best
     since_best = 0
-    stall = max(200, evaluations // 8)
+    stall = max(200, int(evaluations * _STALL))
     for it in range(evaluations):
         if it % 64 == 0 and deadline.expired():
             stats["stopped"] = "time"
             break
         temp = t_start * (t_end / t_start) ** (it / evaluations)
         i = rng.randrange(n)
+        a = node_of[i]
         if rng.random() < 0.5:  # move task i to another node it may use
-            old = node_of[i]
             choices = allowed[i]
-            v = choices[rng.randrange(len(choices))]
-            if v == old:
+            b = choices[rng.randrange(len(choices))]
+            if b == a:
                 continue
-            lists[old].remove(i)
-            lists[v].append(i)
-            node_of[i], durations[i] = v, times[i][v]
-            ms = evaluate()
+            ti_a, ti_b = times[i][a], times[i][b]
+            load[a] -= ti_a
+            load[b] += ti_b
+            count[a] -= 1
+            count[b] += 1
+            ms = evaluator.makespan(load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
                 current = ms
+                node_of[i] = b
             else:
-                lists[v].pop()
-                lists[old].append(i)
-                node_of[i], durations[i] = old, times[i][old]
+                load[a] += ti_a
+                load[b] -= ti_b
+                count[a] += 1
+                count[b] -= 1
         else:  # swap the nodes of tasks i and k
             k = rng.randrange(n)
-            a, b = node_of[i], node_of[k]
+            b = node_of[k]
             if a == b or tree.size[b] not in problem.tasks[i].times or tree.size[a] not in problem.tasks[k].times:
                 continue
-            la, lb = lists[a], lists[b]
-            la[la.index(i)] = k
-            lb[lb.index(k)] = i
-            node_of[i], node_of[k] = b, a
-            durations[i], durations[k] = times[i][b], times[k][a]
-            ms = evaluate()
+            delta_a = times[k][a] - times[i][a]
+            delta_b = times[i][b] - times[k][b]
+            load[a] += delta_a
+            load[b] += delta_b
+            ms = evaluator.makespan(load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
                 current = ms
+                node_of[i], node_of[k] = b, a
             else:
-                la[la.index(k)] = i
-                lb[lb.index(i)] = k
-                node_of[i], node_of[k] = a, b
-                durations[i], durations[k] = times[i][a], times[k][b]
+                load[a] -= delta_a
+                load[b] -= delta_b
         stats["evaluations"] += 1
         if current < best - 1e-12 * best:
             best, best_nodes, since_best = current, list(node_of), 0
@@ -254,10 +311,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
             since_best += 1
             if since_best >= stall:  # restart from the best state
                 node_of = list(best_nodes)
-                lists = [[] for _ in range(tree.n)]
-                for j, v in enumerate(node_of):
-                    lists[v].append(j)
-                durations = [times[j][v] for j, v in enumerate(node_of)]
+                load, count = state(node_of)
                 current, since_best = best, 0
                 stats["restarts"] += 1
     else:
