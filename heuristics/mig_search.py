@@ -17,13 +17,16 @@ probability ``exp(-delta / T)``; the temperature falls geometrically over the
 budget from a share of FAR's makespan, and the search restarts from the best
 state found when a stretch of the budget brings no improvement.
 
-Budget and determinism: the search stops after ``work`` replayed tasks (the
-cost of a replay grows with the number of tasks, so the budget is in tasks,
-not replays) or when ``time_limit`` seconds of wall time have passed,
-whichever comes first. Up to the work budget everything depends only on the
-problem and ``seed``: the same call gives the same schedule unless the wall
-limit stopped it (``plan(...).stats["stopped"]`` says which). The default
-budget takes about 0.5 s at n = 12 on one core.
+Budget and determinism: the search stops after ``evaluations`` steps (a
+proposed move or swap, timed unless it changes nothing;
+one costs about the same whatever the number of tasks: it works on
+the loads of the tree's nodes) or when ``time_limit`` seconds of wall time
+have passed, whichever comes first. Up to the evaluation budget everything
+depends only on the problem and ``seed``: the same call gives the same
+schedule unless the wall limit stopped it (``plan(...).stats["stopped"]``
+says which). The default budget takes about 0.4 s on one unloaded core, FAR's
+own time aside; :data:`heuristics.mig.METHODS` lists the method with no wall
+limit, so that its row is deterministic on a loaded machine too.
 
 The result is never worse than FAR: FAR's schedule is returned unless the
 search found a strictly shorter one. A :class:`~instances.mig.Workload` (several
@@ -56,10 +59,10 @@ from instances.errors import InstanceError
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
 
-__all__ = ["plan", "schedule", "SearchPlan", "DEFAULT_WORK"]
+__all__ = ["plan", "schedule", "SearchPlan", "DEFAULT_EVALUATIONS"]
 
-#: Replayed tasks the search may spend by default (about 0.5 s at n = 12 on one core).
-DEFAULT_WORK = 250_000
+#: Search steps by default (about 0.4 s on one unloaded core).
+DEFAULT_EVALUATIONS = 20_000
 
 # temperatures as shares of FAR's makespan, and the stretch without improvement (share of the
 # budget) after which the search restarts from its best state: chosen on generated n = 12 A100 batches
@@ -81,7 +84,7 @@ class SearchPlan:
         empty for a workload.
     stats
         ``evaluations`` (replays), ``improvements``, ``restarts``, ``stopped``
-        (``"work"``, ``"time"`` or ``"trivial"``) and ``seconds``.
+        (``"budget"``, ``"time"`` or ``"trivial"``) and ``seconds``.
     """
 
     schedule: Schedule
@@ -91,18 +94,18 @@ class SearchPlan:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _check(time_limit: Any, seed: Any, work: Any, unknown: dict[str, Any], where: str) -> tuple[float | None, int, int]:
+def _check(time_limit: Any, seed: Any, evaluations: Any, unknown: dict[str, Any], where: str) -> tuple[float | None, int, int]:
     opt.no_unknown(unknown, where)
     limit = opt.time_limit(time_limit)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise opt.OptionError(f"must be an integer, got {seed!r}", field="seed")
-    if isinstance(work, bool) or not isinstance(work, int) or work < 0:
-        raise opt.OptionError(f"must be an integer >= 0, got {work!r}", field="work")
-    return limit, seed, work
+    if isinstance(evaluations, bool) or not isinstance(evaluations, int) or evaluations < 0:
+        raise opt.OptionError(f"must be an integer >= 0, got {evaluations!r}", field="evaluations")
+    return limit, seed, evaluations
 
 
 def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed: int = 0, *,
-         work: int = DEFAULT_WORK, **unknown: Any) -> SearchPlan:
+         evaluations: int = DEFAULT_EVALUATIONS, **unknown: Any) -> SearchPlan:
     """Search from FAR's schedule for a shorter one on the repartitioning tree.
 
     Parameters
@@ -114,8 +117,8 @@ def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed
         Wall seconds for the whole call, FAR included (``None``: no limit).
     seed
         Seed of the search's random choices.
-    work
-        Budget in replayed tasks (see the module docstring); 0 returns FAR.
+    evaluations
+        Budget of search steps (see the module docstring); 0 returns FAR.
 
     Returns
     -------
@@ -132,20 +135,20 @@ def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed
     >>> from instances import mig
     >>> p = plan(mig.generate(10, "A30", seed=1), time_limit=5.0)
     >>> p.makespan <= p.far_makespan, p.stats["stopped"]
-    (True, 'work')
+    (True, 'budget')
     >>> plan(mig.generate(3, "A30", seed=1), tim_limit=1)
     Traceback (most recent call last):
     ...
     instances.errors.OptionError: mig_search.plan: unknown option 'tim_limit'
     """
-    limit, seed, work = _check(time_limit, seed, work, unknown, "mig_search.plan")
+    limit, seed, budget = _check(time_limit, seed, evaluations, unknown, "mig_search.plan")
     deadline = opt.Deadline(limit)
     if not isinstance(problem, (Problem, Workload)):
         raise InstanceError(f"expected a MIG Problem or Workload, got {type(problem).__name__}", field="problem")
     check_scale(problem)
     base = far.plan(problem)
     stats: dict[str, Any] = {"evaluations": 0, "improvements": 0, "restarts": 0, "stopped": "trivial"}
-    if isinstance(problem, Workload) or len(problem.tasks) < 2 or work == 0:
+    if isinstance(problem, Workload) or len(problem.tasks) < 2 or budget == 0:
         stats["seconds"] = deadline.elapsed()
         return SearchPlan(base.schedule, base.makespan, base.makespan,
                           [] if isinstance(problem, Workload) else [list(x) for x in base.node_tasks], stats)
@@ -156,7 +159,7 @@ def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed
     for v, lst in enumerate(base.node_tasks):
         for name in lst:
             node_of[index[name]] = v
-    best_nodes, best_ms = _anneal(problem, tree, node_of, deadline, seed, work, stats)
+    best_nodes, best_ms = _anneal(problem, tree, node_of, deadline, seed, budget, stats)
     stats["seconds"] = deadline.elapsed()
     if best_ms < base.makespan:
         lists, durations = _lists(problem, tree, best_nodes)
@@ -176,7 +179,7 @@ def schedule(problem: Union[Problem, Workload], time_limit: float | None = 1.0, 
     >>> mig.check(problem, schedule(problem, time_limit=5.0))
     []
     """
-    opt.no_unknown({k: v for k, v in options.items() if k != "work"}, "mig_search.schedule")
+    opt.no_unknown({k: v for k, v in options.items() if k != "evaluations"}, "mig_search.schedule")
     return plan(problem, time_limit, seed, **options).schedule
 
 
@@ -238,7 +241,7 @@ class _Loads:
         return makespan
 
 
-def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadline, seed: int, work: int,
+def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadline, seed: int, evaluations: int,
             stats: dict[str, Any]) -> tuple[list[int], float]:
     n = len(start)
     evaluator = _Loads(tree, problem.release)
@@ -257,7 +260,6 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
     current = best = evaluator.makespan(load, count)
     best_nodes = list(node_of)
     rng = random.Random(seed)
-    evaluations = max(1, work // n)
     t_start, t_end = _T_START * best, _T_END * best
     since_best = 0
     stall = max(200, int(evaluations * _STALL))
@@ -315,5 +317,5 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
                 current, since_best = best, 0
                 stats["restarts"] += 1
     else:
-        stats["stopped"] = "work"
+        stats["stopped"] = "budget"
     return best_nodes, best
