@@ -57,6 +57,7 @@ from heuristics.far_tree import Tree, check_scale, replay, to_schedule
 from instances import options as opt
 from instances.errors import InstanceError
 from instances.mig_problem import Problem, Workload
+from instances.mig_retime import Session, retime_sessions
 from instances.mig_schedule import Schedule
 
 __all__ = ["plan", "schedule", "SearchPlan", "DEFAULT_EVALUATIONS"]
@@ -67,6 +68,10 @@ DEFAULT_EVALUATIONS = 20_000
 # temperatures as shares of FAR's makespan, and the stretch without improvement (share of the
 # budget) after which the search restarts from its best state: chosen on generated n = 12 A100 batches
 _T_START, _T_END, _STALL = 0.01, 0.002, 0.125
+#: Share of steps that try the mirrored order.
+_FLIP = 0.05
+#: Independent runs from FAR sharing the budget.
+_RUNS = 4
 
 
 @dataclass
@@ -159,12 +164,31 @@ def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed
     for v, lst in enumerate(base.node_tasks):
         for name in lst:
             node_of[index[name]] = v
-    best_nodes, best_ms = _anneal(problem, tree, node_of, deadline, seed, budget, stats)
-    stats["seconds"] = deadline.elapsed()
+    # independent runs from FAR, each with its share of the budget: one run's outcome varies a lot
+    # with its random choices, the best of several much less
+    best_nodes, up, best_ms = node_of, False, math.inf
+    for r in range(_RUNS):
+        share = budget // _RUNS + (1 if r < budget % _RUNS else 0)
+        found = _anneal(problem, tree, node_of, deadline, seed * _RUNS + r, share, stats)
+        if found[2] < best_ms:
+            best_nodes, up, best_ms = found
+        if stats["stopped"] == "time":
+            break
+    stats["mirrored"] = up
     if best_ms < base.makespan:
         lists, durations = _lists(problem, tree, best_nodes)
-        sched = to_schedule(tree, lists, durations, names, origin=problem.release)
-        return SearchPlan(sched, sched.makespan, base.makespan, [[names[j] for j in lst] for lst in lists], stats)
+        if up:
+            # the mirrored order is not Algorithm 1's: its sessions are re-timed by the shared routine
+            load = [sum(durations[j] for j in lst) for lst in lists]
+            sessions, create_at, destroy_at = _Loads(tree, problem.release).sessions_up(tree, lists, load, names)
+            sched = retime_sessions(problem, sessions, create_at, destroy_at).schedule
+        else:
+            sched = to_schedule(tree, lists, durations, names, origin=problem.release)
+        if sched.makespan < base.makespan:
+            stats["seconds"] = deadline.elapsed()
+            return SearchPlan(sched, sched.makespan, base.makespan, [[names[j] for j in lst] for lst in lists],
+                              stats)
+    stats["seconds"] = deadline.elapsed()
     return SearchPlan(base.schedule, base.makespan, base.makespan, [list(x) for x in base.node_tasks], stats)
 
 
@@ -208,6 +232,7 @@ class _Loads:
         self.tc, self.td = tree.tc, tree.td
         self.descendants = tree.descendants
         self.n = tree.n
+        self.parent = tree.parent
         self.origin = origin
 
     def makespan(self, load: list[float], count: list[int]) -> float:
@@ -240,10 +265,88 @@ class _Loads:
                 push(heap, (t, c, 0))
         return makespan
 
+    def makespan_up(self, load: list[float], count: list[int]) -> float:
+        """The mirrored order: a node starts once every descendant running tasks has ended and been destroyed."""
+        tc, td, parent = self.tc, self.td, self.parent
+        n = self.n
+        origin = self.origin
+        above = [-1] * n  # nearest ancestor running tasks
+        pending = [0] * n
+        heap = []
+        for v in range(n):  # breadth-first order: a parent's ``above`` is known before its children's
+            if v:
+                p = parent[v]
+                above[v] = p if count[p] else above[p]
+        for v in range(n):
+            if count[v] and above[v] >= 0:
+                pending[above[v]] += 1
+        for v in range(n):
+            if count[v] and not pending[v]:
+                heap.append((origin, v, 0))
+        heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
+        reconfig_end = origin
+        makespan = origin if heap else 0.0
+        while heap:
+            t, v, phase = pop(heap)
+            if phase == 0:
+                if t > reconfig_end:
+                    reconfig_end = t
+                reconfig_end += tc[v]
+                end = reconfig_end + load[v]
+                if end > makespan:
+                    makespan = end
+                push(heap, (end, v, 1))
+            elif above[v] >= 0:
+                if t > reconfig_end:
+                    reconfig_end = t
+                reconfig_end += td[v]
+                u = above[v]
+                pending[u] -= 1
+                if not pending[u]:
+                    push(heap, (reconfig_end, u, 0))
+        return makespan
+
+    def sessions_up(self, tree: Tree, lists: list[list[int]], load: list[float], names: list[str]
+                    ) -> tuple[list[Session], list[float], list[float]]:
+        """The sessions of the mirrored order and the nominal times of their operations (for re-timing)."""
+        count = [len(lst) for lst in lists]
+        n, tc, td, parent = self.n, self.tc, self.td, self.parent
+        above = [-1] * n
+        pending = [0] * n
+        for v in range(1, n):
+            p = parent[v]
+            above[v] = p if count[p] else above[p]
+        for v in range(n):
+            if count[v] and above[v] >= 0:
+                pending[above[v]] += 1
+        heap = [(self.origin, v, 0) for v in range(n) if count[v] and not pending[v]]
+        heapq.heapify(heap)
+        reconfig_end = self.origin
+        create: dict[int, float] = {}
+        destroy: dict[int, float] = {}
+        while heap:
+            t, v, phase = heapq.heappop(heap)
+            if phase == 0:
+                create[v] = max(t, reconfig_end)
+                reconfig_end = create[v] + tc[v]
+                heapq.heappush(heap, (reconfig_end + load[v], v, 1))
+            elif above[v] >= 0:
+                destroy[v] = max(t, reconfig_end)
+                reconfig_end = destroy[v] + td[v]
+                u = above[v]
+                pending[u] -= 1
+                if not pending[u]:
+                    heapq.heappush(heap, (reconfig_end, u, 0))
+        used = sorted(create, key=lambda v: create[v])
+        sessions = [Session(tree.placements[v], tuple(names[j] for j in lists[v])) for v in used]
+        return sessions, [create[v] for v in used], [destroy.get(v, math.inf) for v in used]
+
 
 def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadline, seed: int, evaluations: int,
-            stats: dict[str, Any]) -> tuple[list[int], float]:
+            stats: dict[str, Any]) -> tuple[list[int], bool, float]:
     n = len(start)
+    flip = _FLIP if tree.gpu.reconfigurable else 0.0  # without reconfiguration the mirror never helps
     evaluator = _Loads(tree, problem.release)
     allowed = [[v for v in range(tree.n) if tree.size[v] in t.times] for t in problem.tasks]
     times = [[t.times.get(tree.size[v], 0.0) for v in range(tree.n)] for t in problem.tasks]
@@ -257,7 +360,10 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
 
     node_of = list(start)
     load, count = state(node_of)
-    current = best = evaluator.makespan(load, count)
+    up = best_up = False
+    timings = (evaluator.makespan, evaluator.makespan_up)
+    timing = timings[up]
+    current = best = timing(load, count)
     best_nodes = list(node_of)
     rng = random.Random(seed)
     t_start, t_end = _T_START * best, _T_END * best
@@ -270,7 +376,13 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
         temp = t_start * (t_end / t_start) ** (it / evaluations)
         i = rng.randrange(n)
         a = node_of[i]
-        if rng.random() < 0.5:  # move task i to another node it may use
+        r = rng.random()
+        if r < flip:  # the mirrored order (small instances first) or back
+            ms = timings[not up](load, count)
+            if ms <= current or rng.random() < math.exp((current - ms) / temp):
+                current, up = ms, not up
+                timing = timings[up]
+        elif r < 0.5:  # move task i to another node it may use
             choices = allowed[i]
             b = choices[rng.randrange(len(choices))]
             if b == a:
@@ -280,7 +392,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
             load[b] += ti_b
             count[a] -= 1
             count[b] += 1
-            ms = evaluator.makespan(load, count)
+            ms = timing(load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
                 current = ms
                 node_of[i] = b
@@ -298,7 +410,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
             delta_b = times[i][b] - times[k][b]
             load[a] += delta_a
             load[b] += delta_b
-            ms = evaluator.makespan(load, count)
+            ms = timing(load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
                 current = ms
                 node_of[i], node_of[k] = b, a
@@ -307,15 +419,16 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
                 load[b] -= delta_b
         stats["evaluations"] += 1
         if current < best - 1e-12 * best:
-            best, best_nodes, since_best = current, list(node_of), 0
+            best, best_nodes, best_up, since_best = current, list(node_of), up, 0
             stats["improvements"] += 1
         else:
             since_best += 1
             if since_best >= stall:  # restart from the best state
-                node_of = list(best_nodes)
+                node_of, up = list(best_nodes), best_up
+                timing = timings[up]
                 load, count = state(node_of)
                 current, since_best = best, 0
                 stats["restarts"] += 1
     else:
         stats["stopped"] = "budget"
-    return best_nodes, best
+    return best_nodes, best_up, best
