@@ -67,11 +67,13 @@ DEFAULT_EVALUATIONS = 20_000
 
 # temperatures as shares of FAR's makespan, and the stretch without improvement (share of the
 # budget) after which the search restarts from its best state: chosen on generated n = 12 A100 batches
-_T_START, _T_END, _STALL = 0.01, 0.002, 0.125
+_T_START, _T_END, _STALL = 0.03, 0.002, 0.125
 #: Share of steps that try the mirrored order.
 _FLIP = 0.05
 #: Independent runs from FAR sharing the budget.
 _RUNS = 4
+#: Weight of the nodes' mean end time in the search's score.
+_SPREAD = 0.05
 
 
 @dataclass
@@ -227,13 +229,17 @@ class _Loads:
     against ``replay``.
     """
 
-    def __init__(self, tree: Tree, origin: float) -> None:
+    def __init__(self, tree: Tree, origin: float, spread: float = 0.0) -> None:
         self.children = tree.children
         self.tc, self.td = tree.tc, tree.td
         self.descendants = tree.descendants
         self.n = tree.n
         self.parent = tree.parent
         self.origin = origin
+        # the score adds ``spread`` times the sum of the nodes' end times: among states of one makespan it
+        # prefers those whose other nodes end early, which guides the search across plateaus
+        self.spread = spread
+        self.last = 0.0  # the makespan of the last call
 
     def makespan(self, load: list[float], count: list[int]) -> float:
         children, tc, td, desc = self.children, self.tc, self.td, self.descendants
@@ -243,6 +249,7 @@ class _Loads:
         makespan = origin if remaining else 0.0
         heap = [(origin, 0, 0)]  # (time, node, 0: start / 1: end of its tasks)
         pop, push = heapq.heappop, heapq.heappush
+        total = 0.0
         while heap and remaining:
             t, v, phase = pop(heap)
             if phase == 0 and count[v]:
@@ -250,6 +257,7 @@ class _Loads:
                     reconfig_end = t
                 reconfig_end += tc[v]
                 end = reconfig_end + load[v]
+                total += end
                 if end > makespan:
                     makespan = end
                 push(heap, (end, v, 1))
@@ -263,7 +271,8 @@ class _Loads:
                 reconfig_end += td[v]
             for c in children[v]:
                 push(heap, (t, c, 0))
-        return makespan
+        self.last = makespan
+        return makespan + self.spread * total
 
     def makespan_up(self, load: list[float], count: list[int]) -> float:
         """The mirrored order: a node starts once every descendant running tasks has ended and been destroyed."""
@@ -287,6 +296,7 @@ class _Loads:
         pop, push = heapq.heappop, heapq.heappush
         reconfig_end = origin
         makespan = origin if heap else 0.0
+        total = 0.0
         while heap:
             t, v, phase = pop(heap)
             if phase == 0:
@@ -294,6 +304,7 @@ class _Loads:
                     reconfig_end = t
                 reconfig_end += tc[v]
                 end = reconfig_end + load[v]
+                total += end
                 if end > makespan:
                     makespan = end
                 push(heap, (end, v, 1))
@@ -305,7 +316,8 @@ class _Loads:
                 pending[u] -= 1
                 if not pending[u]:
                     push(heap, (reconfig_end, u, 0))
-        return makespan
+        self.last = makespan
+        return makespan + self.spread * total
 
     def sessions_up(self, tree: Tree, lists: list[list[int]], load: list[float], names: list[str]
                     ) -> tuple[list[Session], list[float], list[float]]:
@@ -347,7 +359,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
             stats: dict[str, Any]) -> tuple[list[int], bool, float]:
     n = len(start)
     flip = _FLIP if tree.gpu.reconfigurable else 0.0  # without reconfiguration the mirror never helps
-    evaluator = _Loads(tree, problem.release)
+    evaluator = _Loads(tree, problem.release, _SPREAD / n)
     allowed = [[v for v in range(tree.n) if tree.size[v] in t.times] for t in problem.tasks]
     times = [[t.times.get(tree.size[v], 0.0) for v in range(tree.n)] for t in problem.tasks]
 
@@ -363,7 +375,9 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
     up = best_up = False
     timings = (evaluator.makespan, evaluator.makespan_up)
     timing = timings[up]
-    current = best = timing(load, count)
+    current = timing(load, count)
+    current_ms = best = evaluator.last
+    best_score = current
     best_nodes = list(node_of)
     rng = random.Random(seed)
     t_start, t_end = _T_START * best, _T_END * best
@@ -380,7 +394,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
         if r < flip:  # the mirrored order (small instances first) or back
             ms = timings[not up](load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
-                current, up = ms, not up
+                current, current_ms, up = ms, evaluator.last, not up
                 timing = timings[up]
         elif r < 0.5:  # move task i to another node it may use
             choices = allowed[i]
@@ -394,7 +408,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
             count[b] += 1
             ms = timing(load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
-                current = ms
+                current, current_ms = ms, evaluator.last
                 node_of[i] = b
             else:
                 load[a] += ti_a
@@ -412,14 +426,14 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
             load[b] += delta_b
             ms = timing(load, count)
             if ms <= current or rng.random() < math.exp((current - ms) / temp):
-                current = ms
+                current, current_ms = ms, evaluator.last
                 node_of[i], node_of[k] = b, a
             else:
                 load[a] -= delta_a
                 load[b] -= delta_b
         stats["evaluations"] += 1
-        if current < best - 1e-12 * best:
-            best, best_nodes, best_up, since_best = current, list(node_of), up, 0
+        if current_ms < best or (current_ms == best and current < best_score):
+            best, best_score, best_nodes, best_up, since_best = current_ms, current, list(node_of), up, 0
             stats["improvements"] += 1
         else:
             since_best += 1
@@ -427,7 +441,7 @@ def _anneal(problem: Problem, tree: Tree, start: list[int], deadline: opt.Deadli
                 node_of, up = list(best_nodes), best_up
                 timing = timings[up]
                 load, count = state(node_of)
-                current, since_best = best, 0
+                current, current_ms, since_best = best_score, best, 0
                 stats["restarts"] += 1
     else:
         stats["stopped"] = "budget"

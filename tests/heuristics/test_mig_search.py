@@ -65,19 +65,24 @@ def test_search_improves_on_far_where_far_is_far_from_the_optimum():
     assert result.makespan >= 91.2057 * (1 - 1e-6)  # never below the optimum
 
 
-# CP-SAT optima of generated A100 batches (reconfiguration, WideTimes), computed once with
-# milp.solve_optimal(p, backend="cpsat"), as (n, workload, seed, optimum in s).
-SMALL_OPTIMA = [
-    (5, "PoorScaling", 0, None),
-]
+# Measured with the default budget on the 24 generated A100 batches n = 5 and 7, all three workloads, generator
+# seeds 0-3, against CP-SAT optima: mean 1.0044, worst 1.0551 (FAR: mean 1.068, worst 1.285). The bound is that
+# worst, rounded up; the instances below are the three of n = 5 where FAR is furthest from the optimum.
+MEASURED_WORST_RATIO = 1.06
 
 
-@pytest.mark.parametrize("n, workload, seed, optimum", SMALL_OPTIMA)
-def test_close_to_the_cpsat_optimum_on_small_batches(n, workload, seed, optimum):
-    p = mig.generate(n, "A100", workload, seed=seed)
-    s = mig_search.schedule(p, time_limit=None, evaluations=3000)
-    assert s.makespan >= optimum * (1 - 1e-6)
-    assert s.makespan <= optimum * MEASURED_WORST_RATIO
+@pytest.mark.parametrize("workload, seed", [("MixedScaling", 1), ("GoodScaling", 2), ("GoodScaling", 3)])
+def test_close_to_the_cpsat_optimum_on_small_batches(workload, seed):
+    import milp
+
+    p = mig.generate(5, "A100", workload, seed=seed)
+    exact = milp.solve_optimal(p, backend="cpsat", time_limit=120)
+    assert str(exact.status) == "OPTIMAL"
+    s = mig_search.schedule(p, time_limit=None)
+    assert mig.check(p, s) == []
+    assert s.makespan >= exact.objective * (1 - 1e-6)
+    assert s.makespan <= exact.objective * MEASURED_WORST_RATIO
+    assert s.makespan < far.schedule(p).makespan  # FAR is 8 %, 15 % and 28 % above the optimum here
 
 
 def test_time_limit_is_honoured():
@@ -123,13 +128,16 @@ def test_bad_problem_is_an_instance_error():
         mig_search.schedule("not a problem")
 
 
-def test_compare_and_paper_show_the_search_as_its_own_row():
+def test_compare_and_paper_show_the_search_as_its_own_row(capsys):
     from benchmarks import compare, paper
 
+    assert "MIG-search" in compare.parse_config([])[0].methods
+    assert "MIG-search" in paper._columns5(paper._registry())
     p = mig.generate(8, "A100", seed=3)
     rows, _ = compare.evaluate(p, ["FAR", "MIG-search"], exact=False, timing_repeats=1)
     by_name = {r["method"]: r for r in rows}
     assert by_name["MIG-search"]["feasible"] and by_name["MIG-search"]["kind"] == "heuristic"
     assert by_name["MIG-search"]["makespan"] <= by_name["FAR"]["makespan"]
-    assert "MIG-search" in compare.Config().methods if hasattr(compare, "Config") else True
-    assert "MIG-search" in paper._columns5(paper._registry())
+    assert compare.main(["--n", "4", "--instances", "1", "--methods", "FAR,MIG-search", "--markdown", "--quiet"]) == 0
+    table = capsys.readouterr().out
+    assert any(line.startswith("| MIG-search |") for line in table.splitlines())
