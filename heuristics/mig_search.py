@@ -3,34 +3,52 @@
 FAR (FAR paper, Sec. 3) fixes one allocation from a family of candidates,
 list-schedules it on the repartitioning tree (Algorithm 1) and refines it by
 moves and swaps between instances of the same size (Algorithm 2). This method
-searches the same schedule space without those restrictions: a state is the
-node of the repartitioning tree that every task runs on (so its size and its
-placement at once), the tasks of a node run back to back, and the state is
-timed exactly by :func:`heuristics.far_tree.replay` (Algorithm 1 with the
-node task lists fixed: creates and destroys serialised, a node starts when its
-parent's tasks are done). The order of the tasks within one node does not
-change the timing, so it is not searched.
+searches FAR's schedule space without those restrictions. A state is the node
+of the repartitioning tree that every task runs on (its size and placement at
+once; the tasks of a node run back to back in one instance session) and an
+order:
 
-Neighbourhood: move one task to another node (any size it allows), or swap
-the nodes of two tasks. Simulated annealing accepts a worse makespan with
-probability ``exp(-delta / T)``; the temperature falls geometrically over the
-budget from a share of FAR's makespan, and the search restarts from the best
-state found when a stretch of the budget brings no improvement.
+* *downward*, Algorithm 1's (Sec. 3.2): a node starts when its parent's tasks
+  are done; timed as :func:`heuristics.far_tree.replay` times it, and built
+  with :func:`heuristics.far_tree.to_schedule`;
+* *mirrored*: a node starts once every descendant running tasks has ended and
+  been destroyed (small instances first, merged into larger ones later, which
+  FAR cannot express); built by re-timing its sessions with the shared
+  routine :func:`instances.mig_retime.retime_sessions`. Only on a GPU with
+  reconfiguration: without it the downward order is optimal for every
+  placement of the tasks (the slice-load argument of the exact model).
+
+Creates and destroys are serialised on one channel in both. Within a node the
+order of the tasks changes nothing, so it is not searched, and a state is
+timed from its node loads alone (:class:`_Loads`, checked against ``replay``
+by the tests), at a cost that does not grow with the number of tasks.
+
+Neighbourhood: move one task to another node (any size it allows), swap the
+nodes of two tasks, or switch the order. Simulated annealing accepts a worse
+score with probability ``exp(-delta / T)``; the score is the makespan plus a
+small multiple of the sum of the nodes' end times, so that among states of
+one makespan those that free the GPU earlier elsewhere are preferred (the
+makespan alone is flat over most moves). The temperature falls geometrically
+from a share of FAR's makespan; a run restarts from its best state when a
+stretch of its budget brings no improvement, and several independent runs
+from FAR share the budget (one run's result varies much with its random
+choices; the best of several much less). Parameters were chosen on generated
+n = 12 A100 batches.
 
 Budget and determinism: the search stops after ``evaluations`` steps (a
-proposed move or swap, timed unless it changes nothing;
-one costs about the same whatever the number of tasks: it works on
-the loads of the tree's nodes) or when ``time_limit`` seconds of wall time
-have passed, whichever comes first. Up to the evaluation budget everything
-depends only on the problem and ``seed``: the same call gives the same
-schedule unless the wall limit stopped it (``plan(...).stats["stopped"]``
-says which). The default budget takes about 0.4 s on one unloaded core, FAR's
-own time aside; :data:`heuristics.mig.METHODS` lists the method with no wall
-limit, so that its row is deterministic on a loaded machine too.
+proposed change, timed unless it changes nothing) or when ``time_limit``
+seconds of wall time have passed, whichever comes first. Up to the step
+budget everything depends only on the problem and ``seed``: the same call
+gives the same schedule unless the wall limit stopped it
+(``plan(...).stats["stopped"]`` says which). The default budget takes about
+0.4 s on one unloaded core beyond FAR's own time; :data:`heuristics.mig.METHODS`
+lists the method with no wall limit, so that its row is deterministic on a
+loaded machine too.
 
 The result is never worse than FAR: FAR's schedule is returned unless the
-search found a strictly shorter one. A :class:`~instances.mig.Workload` (several
-batches with releases) gets FAR's concatenated schedule unchanged.
+schedule built from the best state is strictly shorter. A
+:class:`~instances.mig.Workload` (several batches with releases) gets FAR's
+concatenated schedule unchanged.
 
 Examples
 --------
@@ -53,7 +71,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from heuristics import far
-from heuristics.far_tree import Tree, check_scale, replay, to_schedule
+from heuristics.far_tree import Tree, check_scale, to_schedule
 from instances import options as opt
 from instances.errors import InstanceError
 from instances.mig_problem import Problem, Workload
@@ -101,7 +119,8 @@ class SearchPlan:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def _check(time_limit: Any, seed: Any, evaluations: Any, unknown: dict[str, Any], where: str) -> tuple[float | None, int, int]:
+def _check(time_limit: Any, seed: Any, evaluations: Any, unknown: dict[str, Any],
+           where: str) -> tuple[float | None, int, int]:
     opt.no_unknown(unknown, where)
     limit = opt.time_limit(time_limit)
     if isinstance(seed, bool) or not isinstance(seed, int):
