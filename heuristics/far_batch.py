@@ -18,7 +18,7 @@ which re-exports the public names.
    lists by :func:`heuristics.far_refine.refine`, re-timed exactly by
    :func:`heuristics.far_tree.replay`.
 
-Deterministic tie-breaking (the paper leaves it open):
+Deterministic tie-breaking (the paper leaves it open), ``ties="ours"`` (default):
 
 * phase 1: on equal work the smaller size wins; on equal longest times the
   task that comes first in the input is moved;
@@ -26,6 +26,27 @@ Deterministic tie-breaking (the paper leaves it open):
   (equal end times) go to the node that comes first in the BFS order of the
   repartitioning tree (``gpu.placements``);
 * among allocations with the same phase-2 makespan the first in the family wins.
+
+``ties="reference"`` follows the FAR authors' C++ implementation
+(artecs-group/FAR_MIG_scheduler) instead, so that phases 1+2 give its
+makespans bit for bit:
+
+* phase 1 keeps the first strict minimum of ``s * t(s)`` in the order its
+  ``std::unordered_map`` of times is iterated, which with libstdc++ is the
+  largest size first (7, 4, 3, 2, 1 on an A100/H100; 4, 2, 1 on an A30):
+  equal work goes to the *larger* size;
+* phase 2's heap is libstdc++'s ``std::priority_queue`` ordered by end time
+  alone (:func:`heuristics.far_tree.std_heap_pop`), fed in the authors'
+  order: the root, a node again after each of its tasks, a split node's
+  children left to right (the order of ``gpu.placements``), which is the
+  order of the loop below.
+
+Two of their orders are kept as ours because no makespan depends on them in
+the instances we generate: LPT ties among equal durations of one size
+(``std::sort`` is not stable, but equal durations give equal times), and equal
+longest times of different tasks in phase 1 (their order is that of task
+addresses in a hash set). ``ties="best"`` plans with both rules and keeps
+the plan with the smaller makespan (``"ours"`` on equal makespans).
 
 Speed: an allocation whose lower bound ``max(h_max, W / slices)`` is not below
 the best makespan so far cannot win and is skipped; since ``W`` never
@@ -58,14 +79,19 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from heuristics import far_refine
-from heuristics.far_tree import Tree, Timing, check_scale, replay, to_schedule
+from heuristics.far_tree import TIES, Tree, Timing, check_scale, replay, std_heap_pop, std_heap_push, to_schedule
 from instances import options
 from instances.errors import InstanceError, OptionError
 from instances.gpus import Placement
 from instances.mig_problem import Problem
 from instances.mig_schedule import Schedule
 
-__all__ = ["FarPlan", "RepartitionTree", "TreeNode", "family", "schedule_allocation", "plan", "check_options"]
+__all__ = ["FarPlan", "RepartitionTree", "TreeNode", "family", "schedule_allocation", "plan", "check_options",
+           "TIE_RULES"]
+
+#: Values of the ``ties`` option of :func:`plan`: the two rules of
+#: :data:`heuristics.far_tree.TIES` and ``"best"`` (plan with both, keep the better).
+TIE_RULES = (*TIES, "best")
 
 _INF = math.inf
 
@@ -74,27 +100,33 @@ _INF = math.inf
 # Problem data as plain lists (the hot loops avoid attribute and dict lookups)
 
 class _Data:
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, ties: str = "ours") -> None:
         self.problem = problem
+        self.ties = ties
+        self.larger = ties == "reference"  # phase 1: equal work goes to the larger size
         self.gpu = problem.gpu
         self.tree = Tree(problem.gpu)
         self.names = [t.name for t in problem.tasks]
         self.n = len(self.names)
         self.times: list[dict[int, float]] = [dict(t.times) for t in problem.tasks]
         # Phase 1: a^1 per task; larger sizes are looked up lazily (few tasks ever move)
-        self.first: list[int] = [_argmin_work(tt, 0) for tt in self.times]  # type: ignore[misc]
+        self.first: list[int] = [_argmin_work(tt, 0, self.larger) for tt in self.times]  # type: ignore[misc]
 
 
-def _argmin_work(tt: Mapping[int, float], above: int) -> int | None:
-    """Smallest size > ``above`` minimising s * t(s) (ties: the smaller size)."""
+def _argmin_work(tt: Mapping[int, float], above: int, larger: bool = False) -> int | None:
+    """Size > ``above`` minimising s * t(s); on equal work the smaller size (``larger``: the larger one)."""
     best = None
     best_w = _INF
     for s, t in tt.items():
         if s > above:
             w = s * t
-            if w < best_w or (w == best_w and s < best):  # type: ignore[operator]
+            if w < best_w or (w == best_w and (s > best if larger else s < best)):  # type: ignore[operator]
                 best, best_w = s, w
     return best
+
+
+def _check_ties(ties: Any, allow_best: bool = True) -> None:
+    options.choice(ties, TIE_RULES if allow_best else TIES, "ties")
 
 
 # ---------------------------------------------------------------------------
@@ -110,7 +142,7 @@ def _family_steps(data: _Data) -> Iterator[tuple[int, int, int] | None]:
     while heap:
         _, j = heap[0]  # the longest task; ties: first in input order
         old = cur[j]
-        new = _argmin_work(times[j], old)
+        new = _argmin_work(times[j], old, data.larger)
         if new is None:
             return  # the longest task already has its largest size
         cur[j] = new
@@ -127,13 +159,16 @@ def _allocations(data: _Data) -> Iterator[list[int]]:
         yield alloc
 
 
-def family(problem: Problem) -> list[dict[str, int]]:
+def family(problem: Problem, ties: str = "ours") -> list[dict[str, int]]:
     """Phase 1 (Sec. 3.1): the family of allocations, each ``{task name: size}``.
 
     Parameters
     ----------
     problem
         A single batch.
+    ties
+        ``"ours"`` or ``"reference"`` (the FAR authors' rule: equal work goes
+        to the larger size; see the module docstring).
 
     Returns
     -------
@@ -141,7 +176,8 @@ def family(problem: Problem) -> list[dict[str, int]]:
         ``a^1, a^2, ...``: ``a^1`` gives each task the smallest size minimising
         ``s * t(s)``; ``a^{k+1}`` moves the longest task of ``a^k`` (first in
         input order on ties) to the work-minimising size among the larger ones
-        (smaller size on ties); the family ends when the longest task cannot grow.
+        (smaller size on ties, the larger with ``"reference"``); the family
+        ends when the longest task cannot grow.
 
     Examples
     --------
@@ -149,9 +185,13 @@ def family(problem: Problem) -> list[dict[str, int]]:
     >>> p = Problem("A30", [Task("a", {1: 8.0, 2: 4.5, 4: 2.5}), Task("b", {1: 2.0, 2: 1.5, 4: 1.0})])
     >>> family(p)
     [{'a': 1, 'b': 1}, {'a': 2, 'b': 1}, {'a': 4, 'b': 1}]
+    >>> q = Problem("A30", [Task("a", {1: 4.0, 2: 2.0, 4: 1.5})])
+    >>> family(q), family(q, ties="reference")
+    ([{'a': 1}, {'a': 2}, {'a': 4}], [{'a': 2}, {'a': 4}])
     """
+    _check_ties(ties, allow_best=False)
     _check_problem(problem)
-    data = _Data(problem)
+    data = _Data(problem, ties)
     return [dict(zip(data.names, alloc)) for alloc in _allocations(data)]
 
 
@@ -159,12 +199,14 @@ def family(problem: Problem) -> list[dict[str, int]]:
 # Phase 2: Algorithm 1
 
 def _phase2(tree: Tree, groups: Mapping[int, list[tuple[float, int]]], n: int,
-            best: float = _INF) -> tuple[float, list[list[int]]] | None:
+            best: float = _INF, ties: str = "ours") -> tuple[float, list[list[int]]] | None:
     """Algorithm 1 on one allocation; ``None`` as soon as a task ends at or after ``best``.
 
     ``groups[s]`` lists ``(-t_j(s), j)`` of the tasks given size ``s``, sorted
     (LPT, ties by input order). Returns the makespan and the task indices of
-    every node in execution order.
+    every node in execution order. ``ties="reference"`` pops equal end times
+    as the authors' ``std::priority_queue`` does; their push order (root, a
+    node after each task, children left to right) is this loop's.
     """
     size = tree.size
     children = tree.children
@@ -176,8 +218,10 @@ def _phase2(tree: Tree, groups: Mapping[int, list[tuple[float, int]]], n: int,
     lens = [len(q) for q in queue]
     node_tasks: list[list[int]] = [[] for _ in range(tree.n)]
     heap = [(0.0, 0)]
-    pop = heapq.heappop
-    push = heapq.heappush
+    if ties == "reference":
+        pop, push = std_heap_pop, std_heap_push
+    else:
+        pop, push = heapq.heappop, heapq.heappush
     reconfig_end = 0.0
     remaining = n
     makespan = 0.0
@@ -316,7 +360,7 @@ def _build(data: _Data, alloc: Sequence[int], node_tasks: Sequence[Sequence[int]
     """Schedule and tree report from fixed node task lists."""
     tree = data.tree
     dur = _durations(data, alloc)
-    tm = replay(tree, node_tasks, dur, origin)
+    tm = replay(tree, node_tasks, dur, origin, ties=data.ties)
     sched = to_schedule(tree, node_tasks, dur, data.names, tm)
     return sched, _report(data, node_tasks, tm), tm.makespan
 
@@ -379,7 +423,7 @@ def _search(data: _Data, prune: bool = True) -> dict[str, Any]:
             pruned += 1
         else:
             tried += 1
-            res = _phase2(tree, groups, n, best if prune else _INF)
+            res = _phase2(tree, groups, n, best if prune else _INF, data.ties)
             if res is not None and res[0] < best:
                 best, best_lists = res
                 best_alloc = list(alloc)
@@ -387,7 +431,7 @@ def _search(data: _Data, prune: bool = True) -> dict[str, Any]:
         # next allocation: move the longest task (first in input order on ties)
         j = heap[0][1]
         old = alloc[j]
-        new = _argmin_work(times[j], old)
+        new = _argmin_work(times[j], old, data.larger)
         if new is None:
             break
         t_old, t_new = times[j][old], times[j][new]
@@ -438,7 +482,8 @@ def _empty_plan(problem: Problem, data: _Data) -> FarPlan:
     tree = RepartitionTree(problem.gpu.name, [], 0.0)
     return FarPlan(problem, sched, tree, {}, 0.0, 0.0, {"allocations": 1, "allocations_tried": 0,
                                                          "allocations_pruned": 0, "allocation_index": 0,
-                                                         "moves": 0, "swaps": 0, "iterations": 0, "p_ref": 0.0})
+                                                         "moves": 0, "swaps": 0, "iterations": 0, "p_ref": 0.0,
+                                                         "ties": data.ties})
 
 
 def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine: bool,
@@ -446,7 +491,7 @@ def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine
                min_improvement: float = 0.0) -> FarPlan:
     stats.update(moves=0, swaps=0, iterations=0, moves_tried=0, swaps_tried=0)
     if phase2_makespan is None:
-        phase2_makespan = replay(data.tree, lists, _durations(data, alloc)).makespan
+        phase2_makespan = replay(data.tree, lists, _durations(data, alloc), ties=data.ties).makespan
     ms2 = phase2_makespan
     final_lists, built = lists, None
     if refine and data.n > 1:
@@ -456,7 +501,7 @@ def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine
         # with an exact replay after every iteration, keeping the best lists.
         for exact in (False, True):
             new_lists, rstats = far_refine.refine(data.tree, dur, lists, exact=exact, max_iterations=max_iterations,
-                                                  min_improvement=min_improvement)
+                                                  min_improvement=min_improvement, ties=data.ties)
             stats.update(rstats)
             if new_lists is not None:
                 built = _build(data, alloc, new_lists)
@@ -476,7 +521,7 @@ def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine
     if release:
         # FAR plans a batch from time 0 (its decisions do not depend on the
         # release); the GPU is free from the release, so the lists are timed from there
-        ms2 = replay(data.tree, lists, _durations(data, alloc), release).makespan
+        ms2 = replay(data.tree, lists, _durations(data, alloc), release, ties=data.ties).makespan
         sched, tree, ms = _build(data, alloc, final_lists, release)
     names = data.names
     return FarPlan(data.problem, sched, tree, {names[j]: alloc[j] for j in range(data.n)}, ms2, ms, stats,
@@ -484,7 +529,8 @@ def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine
 
 
 def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine: bool = False, *,
-                        max_iterations: int = 100, min_improvement: float = 0.0, **unknown: Any) -> FarPlan:
+                        max_iterations: int = 100, min_improvement: float = 0.0, ties: str = "ours",
+                        **unknown: Any) -> FarPlan:
     """Phase 2 (Algorithm 1) for one given allocation (optionally refined).
 
     Parameters
@@ -497,6 +543,8 @@ def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine:
         Apply phase 3 afterwards (default: no, the plain Algorithm 1 result).
     max_iterations, min_improvement
         Refinement stop rules (see :func:`plan`).
+    ties
+        Heap rule for equal end times, ``"ours"`` or ``"reference"`` (see :func:`plan`).
 
     Raises
     ------
@@ -514,8 +562,9 @@ def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine:
     """
     options.no_unknown(unknown, "far.schedule_allocation")
     check_options(refine, True, max_iterations, min_improvement)
+    _check_ties(ties, allow_best=False)
     _check_problem(problem)
-    data = _Data(problem)
+    data = _Data(problem, ties)
     if not isinstance(allocation, Mapping):
         raise InstanceError("allocation must map each task name to a size", field="allocation")
     alloc = []
@@ -531,14 +580,14 @@ def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine:
         raise InstanceError(f"unknown tasks {sorted(extra)}", field="allocation")
     if data.n == 0:
         return _empty_plan(problem, data)
-    ms, lists = _phase2(data.tree, _groups(data, alloc), data.n)  # type: ignore[misc]
+    ms, lists = _phase2(data.tree, _groups(data, alloc), data.n, _INF, ties)  # type: ignore[misc]
     stats = {"allocations": 1, "allocations_tried": 1, "allocations_pruned": 0, "allocation_index": 0}
     return _make_plan(data, alloc, lists, refine, stats, ms, max_iterations=max_iterations,
                       min_improvement=min_improvement)
 
 
 def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_iterations: int = 100,
-         min_improvement: float = 0.0, **unknown: Any) -> FarPlan:
+         min_improvement: float = 0.0, ties: str = "ours", **unknown: Any) -> FarPlan:
     """FAR phases 1-3 for one batch.
 
     Parameters
@@ -556,6 +605,11 @@ def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_itera
         Refinement stop rules: at most ``max_iterations`` iterations (default
         100); stop when an iteration improves the makespan by less than the
         relative ``min_improvement`` (default 0: any improvement continues).
+    ties
+        Tie rules of phases 1+2 (:data:`TIE_RULES`): ``"ours"`` (default, the
+        module docstring's deterministic rules), ``"reference"`` (the FAR
+        authors' C++ implementation, bit for bit), or ``"best"`` (plan with
+        both, keep the smaller makespan; ``stats["ties"]`` says which won).
 
     Returns
     -------
@@ -574,12 +628,24 @@ def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_itera
     >>> p = plan(mig.generate(n=20, gpu="A30", seed=1))
     >>> sorted(p.stats)[:3]
     ['allocation_index', 'allocations', 'allocations_pruned']
+    >>> b = plan(mig.generate(n=20, gpu="A30", seed=1), ties="best")
+    >>> b.makespan <= min(p.makespan, plan(b.problem, ties="reference").makespan), b.stats["ties"] in TIES
+    (True, True)
     """
     options.no_unknown(unknown, "far_batch.plan")
     check_options(refine, prune, max_iterations, min_improvement)
+    _check_ties(ties)
     _check_problem(problem)
+    if ties == "best":
+        t0 = time.perf_counter()
+        plans = [plan(problem, refine, prune=prune, max_iterations=max_iterations, min_improvement=min_improvement,
+                      ties=rule) for rule in TIES]
+        # "ours" first: it is kept on equal makespans
+        result = min(plans, key=lambda fp: fp.makespan)
+        result.stats["seconds"] = time.perf_counter() - t0
+        return result
     t0 = time.perf_counter()
-    data = _Data(problem)
+    data = _Data(problem, ties)
     if data.n == 0:
         return _empty_plan(problem, data)
     found = _search(data, prune=prune)
@@ -587,5 +653,6 @@ def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_itera
              "allocations_pruned": found["pruned"], "allocation_index": found["index"]}
     result = _make_plan(data, found["alloc"], found["lists"], refine, stats, found["makespan"],
                         max_iterations=max_iterations, min_improvement=min_improvement)
+    result.stats["ties"] = ties
     result.stats["seconds"] = time.perf_counter() - t0
     return result

@@ -2,7 +2,7 @@
 
 The table holds, for every case, the phase-2 and final (refined) makespans as
 ``float.hex`` strings, recorded with the FAR implementation before its scaling
-rewrite; ``test_far_scaling.py`` checks that FAR still produces them bit for
+rewrite; ``test_far_pinned.py`` checks that FAR still produces them bit for
 bit. Regenerate only on purpose: ``python -m tests.heuristics.far_pinned_cases``.
 """
 
