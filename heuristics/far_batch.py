@@ -293,9 +293,9 @@ def _makespan(tree: Tree, rt: Sequence[Sequence[float]], rc: Sequence[Sequence[i
     ri = [0] * top      # current run of each size
     used = [0] * top    # tasks of that run already assigned
     started = [False] * tree.n
-    # suffix[s][r]: total time of runs r, r+1, ... of size s (a lower bound on when a size runs out)
-    suffix = [list(accumulate((t * c for t, c in zip(reversed(ts), reversed(cs))), initial=0.0))[::-1]
-              for ts, cs in zip(rt, rc)]
+    # suffix[s][r]: total time of runs r, r+1, ... of size s (a lower bound on when a size runs out);
+    # built on first use only: batches without long runs of equal times never need it
+    suffix = _Suffix(rt, rc)
     heap: list[tuple[float, int]] = []
     pop = heapq.heappop
     push = heapq.heappush
@@ -358,8 +358,22 @@ def _makespan(tree: Tree, rt: Sequence[Sequence[float]], rc: Sequence[Sequence[i
     return makespan
 
 
+class _Suffix(dict):
+    """``suffix[s]``: the suffix sums of size ``s``'s run totals, computed when first read."""
+
+    def __init__(self, rt: Sequence[Sequence[float]], rc: Sequence[Sequence[int]]) -> None:
+        super().__init__()
+        self.rt, self.rc = rt, rc
+
+    def __missing__(self, s: int) -> list[float]:
+        ts, cs = self.rt[s], self.rc[s]
+        out = list(accumulate((t * c for t, c in zip(reversed(ts), reversed(cs))), initial=0.0))[::-1]
+        self[s] = out
+        return out
+
+
 def _runs_out(s: int, rt: Sequence[Sequence[float]], ri: Sequence[int], used: Sequence[int],
-              suffix: Sequence[Sequence[float]]) -> tuple[float, float] | None:
+              suffix: Any) -> tuple[float, float] | None:
     """``(work left, longest task left)`` of size ``s``, or ``None`` when it has no task left."""
     r = ri[s]
     if r >= len(rt[s]):
