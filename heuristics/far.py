@@ -33,7 +33,7 @@ True
 
 Command line::
 
-    python -m heuristics.far tasks.json [--gpu A100] [--no-refine] [--json out.json] [--plot gantt.png]
+    python -m heuristics.far tasks.json [--gpu A100] [--no-refine] [--ties ours|reference|best] [--json out.json] [--plot gantt.png]
 """
 
 from __future__ import annotations

@@ -252,3 +252,16 @@ def test_bad_tie_rule(bad):
         far.plan(p, ties=bad)
     with pytest.raises(OptionError, match="ties"):
         far.family(p, ties="best")
+
+
+def test_cli_takes_the_tie_rule(tmp_path, capsys):
+    from heuristics import far_cli
+
+    p = mig.generate(14, "A100", seed=7)
+    src = tmp_path / "p.json"
+    mig.save(p, src)
+    for rule in ("reference", "best"):
+        assert far_cli.main([str(src), "--ties", rule]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        far_cli.main([str(src), "--ties", "nope"])
