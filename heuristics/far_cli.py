@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", metavar="PNG", help="write a Gantt chart here")
     parser.add_argument("--method", default="move_swap", choices=sorted(far_multibatch.METHODS),
                         help="multi-batch concatenation (Sec. 4) for a workload file")
+    parser.add_argument("--ties", default="ours", choices=far_batch.TIE_RULES,
+                        help="tie rules of phases 1+2: ours, the FAR authors' C++ ones (reference), or the better")
     args = parser.parse_args(argv)
     if args.gpu is not None:
         try:
@@ -49,9 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         problem = load_tasklist(args.tasks, args.gpu)
         if isinstance(problem, Workload):
-            result = far_multibatch.plan_workload(problem, args.method, refine=not args.no_refine)
+            result = far_multibatch.plan_workload(problem, args.method, refine=not args.no_refine, ties=args.ties)
         else:
-            result = far_batch.plan(problem, refine=not args.no_refine)
+            result = far_batch.plan(problem, refine=not args.no_refine, ties=args.ties)
     except InstanceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

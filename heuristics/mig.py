@@ -24,7 +24,7 @@ Examples
 >>> from heuristics.mig import METHODS
 >>> problem = mig.generate(n=10, gpu="A100", seed=0)
 >>> list(METHODS)
-['FAR', 'FAR-noref', 'MISO-opt', 'FixPartBest', 'FixPart(7)', 'FixPart(1,...,1)']
+['FAR', 'FAR without refinement', 'MISO-opt', 'FixPartBest', 'FixPart(7)', 'FixPart(1,...,1)']
 >>> all(mig.check(problem, method(problem)) == [] for method in METHODS.values())
 True
 """
@@ -54,7 +54,7 @@ def far_unrefined(problem: Union[Problem, Workload]) -> Schedule:
 #: Display name -> method, in table order.
 METHODS: dict[str, Callable[[Union[Problem, Workload]], Schedule]] = {
     "FAR": far_refined,
-    "FAR-noref": far_unrefined,
+    "FAR without refinement": far_unrefined,
     "MISO-opt": baselines.miso_opt,
     "FixPartBest": baselines.fixpart_best,
     "FixPart(7)": baselines.fixpart_whole,
