@@ -104,14 +104,14 @@ def read_text(path: str | Path, error: type[InstanceError] = InstanceError) -> s
     >>> read_text("no/such/file.json")
     Traceback (most recent call last):
     ...
-    instances.errors.InstanceError: no/such/file.json: file not found
+    instances.errors.InstanceError: no/such/file.json: file not found (cannot read it)
     """
     src = str(path)
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        raise error("file not found", source=src) from None
+        raise error("file not found (cannot read it)", source=src) from None
     except IsADirectoryError:
         raise error("is a directory, not a file", source=src) from None
     except OSError as exc:
@@ -324,10 +324,10 @@ def real(value: Any, *, lo: float | None = None, positive: bool = False, hi: flo
     >>> real("5", field="duration")
     Traceback (most recent call last):
     ...
-    instances.errors.InstanceError: field duration: '5' is not a number
+    instances.errors.InstanceError: field duration: must be a number, got '5'
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise error(f"{value!r} is not a number", **_place(source, task, field))
+        raise error(f"must be a number, got {value!r}", **_place(source, task, field))
     try:
         number = float(value)
     except OverflowError:

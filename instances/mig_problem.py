@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -298,6 +299,8 @@ def _read_task(raw: Any, i: int, source: str | None, where: str = "tasks") -> Ta
         s = _read_size(k, name, source)
         if s in parsed:
             raise InstanceError(f"size {s} is given twice", source=source, task=name, field=f"times.{k}")
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise InstanceError(f"time {v!r} is not a number", source=source, task=name, field=f"times.{k}")
         parsed[s] = files.real(v, source=source, task=name, field=f"times.{k}")
     mem = raw.get("memory_gb")
     if mem is not None:
