@@ -43,6 +43,7 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -50,6 +51,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from instances import files
 from instances.errors import InstanceError
 
 __all__ = [
@@ -238,47 +240,67 @@ def load_jobs(path: str | Path) -> tuple[Job, ...]:
 
 
 def _read_csv(path: str, required: Sequence[str], optional: Sequence[str] = ()):
-    """Rows of a CSV as (line number, dict), with a clear error for a bad header."""
-    try:
-        fh = open(path, newline="")
-    except OSError as e:
-        raise InstanceError(f"cannot read: {e.strerror}", source=path) from None
-    with fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None:
-            raise InstanceError("empty file (expected a header line)", source=path)
-        header = [h.strip() for h in header]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InstanceError(f"header lacks column(s) {', '.join(missing)}; expected "
-                                f"{', '.join(required)}", source=path, field=missing[0])
-        unknown = [c for c in header if c not in required and c not in optional]
-        if unknown:
-            raise InstanceError(f"unknown column(s) {', '.join(unknown)}", source=path,
-                                field=unknown[0])
-        out = []
-        for row in reader:
-            line = reader.line_num
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != len(header):
-                raise InstanceError(f"line {line}: {len(row)} fields, header has {len(header)}",
-                                    source=path)
-            out.append((line, {h: c.strip() for h, c in zip(header, row)}))
+    """Rows of a CSV as (line number, dict), with a clear error for a bad header.
+
+    The file goes through :func:`instances.files.read_csv` (size bound,
+    UTF-8, strict quoting, one-line cells); a column named twice would let
+    the last one win silently, so it is an error.
+    """
+    rows = files.read_csv(path)
+    if not rows:
+        raise InstanceError("empty file (expected a header line)", source=path)
+    _, header = rows[0]
+    header = [h.strip() for h in header]
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:
+        raise InstanceError(f"column(s) {', '.join(map(repr, twice))} named twice in the header", source=path,
+                            field=twice[0])
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InstanceError(f"header lacks column(s) {', '.join(missing)}; expected "
+                            f"{', '.join(required)}", source=path, field=missing[0])
+    unknown = [c for c in header if c not in required and c not in optional]
+    if unknown:
+        raise InstanceError(f"unknown column(s) {', '.join(map(repr, unknown))}", source=path,
+                            field=unknown[0])
+    out = []
+    for line, row in rows[1:]:
+        if len(row) != len(header):
+            raise InstanceError(f"line {line}: {len(row)} fields, header has {len(header)}",
+                                source=path)
+        out.append((line, {h: c.strip() for h, c in zip(header, row)}))
     return out
 
 
+# A plain decimal number: ASCII digits, no '_' separators, no 'inf'/'nan'
+# words (float() would take all three).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _number(text: str, path: str, line: int, task: str | None, fld: str) -> float:
-    try:
+    if _DECIMAL.fullmatch(text):
         v = float(text)
-    except ValueError:
-        raise InstanceError(f"line {line}: not a number: {text!r}", source=path, task=task,
-                            field=fld) from None
+    else:
+        try:
+            v = float(text)
+        except ValueError:
+            v = 0.0
+        if math.isfinite(v):
+            raise InstanceError(f"line {line}: not a number: {text!r}", source=path, task=task,
+                                field=fld)
     if not math.isfinite(v):
         raise InstanceError(f"line {line}: not finite: {text!r}", source=path, task=task,
                             field=fld)
     return v
+
+
+def _shares(text: str, path: str, line: int, task: str, fld: str) -> tuple[int, ...]:
+    """A share list such as ``16/16``: small non-negative integers in plain digits joined by '/'."""
+    parts = text.split("/")
+    if not all(p.isascii() and p.isdigit() and len(p) <= 6 for p in parts):
+        raise InstanceError(f"line {line}: expected integers joined by '/', got {text!r}", source=path,
+                            task=task, field=fld)
+    return tuple(int(p) for p in parts)
 
 
 # ---------------------------------------------------------------------------
@@ -694,12 +716,7 @@ class TableModel(SlowdownModel):
                                     source=path, task=app, field="corunners")
             shares = {}
             for fld in ("cores", "gpcs"):
-                try:
-                    shares[fld] = tuple(int(x) for x in row[fld].split("/"))
-                except ValueError:
-                    raise InstanceError(f"line {line}: expected integers joined by '/', got "
-                                        f"{row[fld]!r}", source=path, task=app,
-                                        field=fld) from None
+                shares[fld] = _shares(row[fld], path, line, app, fld)
                 if len(shares[fld]) != 1 + len(others):
                     raise InstanceError(f"line {line}: {len(shares[fld])} share(s) for "
                                         f"{1 + len(others)} job(s)", source=path, task=app,
