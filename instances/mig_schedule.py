@@ -1,6 +1,6 @@
 """Schedules of MIG problems: task placements and times, reconfiguration operations, JSON.
 
-The schedule JSON is the toolkit's interchange format (DESIGN.md)::
+The schedule JSON is the toolkit's interchange format::
 
     {"gpu": "A100",
      "tasks": [{"task": "t0", "placement": {"size": 3, "start": 4}, "start": 0.2, "end": 10.5}],
