@@ -410,7 +410,12 @@ def _read_workload(cls: type, data: Any, source: str | None) -> "Workload":
         layouts.append(pairs)
     cfg_name = files.text(c.get("name", "custom"), empty=False, field="config.name", **kw)
     batch = files.integer(c.get("batch_size", 32), lo=1, field="config.batch_size", **kw)
-    cfg = custom_config(model, layouts, name=cfg_name, batch_size=batch)
+    try:
+        cfg = custom_config(model, layouts, name=cfg_name, batch_size=batch)
+    except InstanceError as exc:  # named after the configuration; name the file and the field instead
+        fld = ("config.model" if exc.field == "gpu" else
+               f"config.{exc.field}" if (exc.field or "").startswith("layouts") else "config.layouts")
+        raise CaseError(f"{exc.reason} (configuration {cfg_name!r})", source=source, field=fld) from None
     sd = _mapping(data.get("slowdown", {}), "slowdown", source)
     files.no_unknown_fields(sd, ("beta", "cap"), where="slowdown", **kw)
     slowdown = Slowdown(files.real(sd.get("beta", 0.035), lo=0.0, field="slowdown.beta", **kw),

@@ -13,8 +13,9 @@ What a file may hold, and why:
 * UTF-8 text; a leading byte-order mark is skipped (spreadsheet programs
   write one), any other undecodable byte is an error naming its line.
 * JSON nested at most :data:`MAX_DEPTH` levels (every schema needs fewer
-  than 8), integer literals of at most :data:`MAX_INT_DIGITS` digits (so
-  that every integer converts to a float), and no object with the same key
+  than 8), integer literals of at most :data:`MAX_INT_DIGITS` digits (a
+  double holds 309; a longer literal is never a meaningful number, and
+  converting one costs time), and no object with the same key
   twice (``json`` would keep the last one silently). ``NaN``, ``Infinity``
   and numbers too large for a double (``1e400``) parse to non-finite
   floats, which :func:`real` refuses, so the loaders name the task and field.
@@ -65,8 +66,8 @@ __all__ = [
 MAX_FILE_BYTES = 32 * 1024 * 1024
 #: Deepest nesting of JSON arrays and objects.
 MAX_DEPTH = 64
-#: Most digits of a JSON integer literal (10**300 still converts to a float).
-MAX_INT_DIGITS = 300
+#: Most digits of a JSON integer literal (a double reaches 1.8e308, 309 digits).
+MAX_INT_DIGITS = 310
 #: Longest CSV field, in characters (the ``csv`` module's own default).
 MAX_CSV_FIELD = 131_072
 

@@ -58,7 +58,7 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr (exit status 2), like the toolkit's."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(2, f"error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def _int_in(lo: int, hi: int | None = None):

@@ -222,13 +222,16 @@ def load_jobs(path: str | Path) -> tuple[Job, ...]:
     jobs, seen = [], set()
     for line, row in rows:
         name = row["name"]
+        for c in ("name", "app", "solo_time"):
+            if not row[c]:
+                raise InstanceError(f"line {line}: empty {c}", source=path, task=name or None, field=c)
         try:
             kw = {c: _number(row[c], path, line, name, c) for c in ("solo_time",) + FEATURES
                   if row.get(c, "") != ""}
             job = Job(name, row["app"], **kw)
         except InstanceError as e:
-            raise InstanceError(f"line {line}: {e.reason}", source=path, task=e.task,
-                                field=e.field) from None
+            reason = e.reason if e.reason.startswith(f"line {line}:") else f"line {line}: {e.reason}"
+            raise InstanceError(reason, source=path, task=e.task, field=e.field) from None
         if name in seen:
             raise InstanceError(f"line {line}: duplicate job name", source=path, task=name,
                                 field="name")
