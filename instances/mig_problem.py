@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from instances import gpus
-from instances.errors import InstanceError
+from instances.errors import GPUSpecError, InstanceError
 from instances import files
 from instances.gpus import GPUSpec
 
@@ -270,7 +270,11 @@ def _read_gpu(raw: Any, source: str | None) -> GPUSpec:
         except InstanceError as exc:
             raise exc.located(source) if source else exc
     if isinstance(raw, Mapping):
-        return gpus.from_dict(raw, source=source)
+        try:
+            return gpus.from_dict(raw, source=source)
+        except GPUSpecError as exc:  # an inline spec: its fields live under "gpu"
+            raise GPUSpecError(exc.reason, source=exc.source, task=exc.task,
+                               field=f"gpu.{exc.field}" if exc.field and exc.field != "gpu" else "gpu") from None
     raise InstanceError(f"must be a GPU name or a GPU spec object, got {raw!r}", source=source, field="gpu")
 
 

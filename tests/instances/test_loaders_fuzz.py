@@ -316,7 +316,7 @@ def run_loader(family: str, data: bytes) -> None:
         assert time.perf_counter() - t0 < SECONDS
 
 
-FUZZ = settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+FUZZ = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                 deadline=None)
 FUZZ_LONG = settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                      deadline=None)
