@@ -260,13 +260,14 @@ def read_csv(path: str | Path, error: type[InstanceError] = InstanceError) -> li
     text = read_text(path, error)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, list[str]]] = []
+    line = 0
     try:
         for row in reader:
             line = reader.line_num
             if not row or all(not c.strip() for c in row):
                 continue
             for k, cell in enumerate(row):
-                if len(cell) > MAX_CSV_FIELD:
+                if len(cell) > MAX_CSV_FIELD:  # in case another module raised csv.field_size_limit
                     raise error(f"line {line}: column {k + 1} is longer than {MAX_CSV_FIELD:,} characters",
                                 source=src)
                 why = bad_char(cell)
@@ -277,7 +278,8 @@ def read_csv(path: str | Path, error: type[InstanceError] = InstanceError) -> li
         msg = str(exc)
         if "field larger than field limit" in msg:
             msg = f"a field is longer than {MAX_CSV_FIELD:,} characters"
-        raise error(f"not valid CSV (line {reader.line_num + 1}: {msg})", source=src) from None
+        # the row at fault starts on the line after the last good one (a quoted cell may span lines)
+        raise error(f"not valid CSV (row starting on line {line + 1}: {msg})", source=src) from None
     return rows
 
 

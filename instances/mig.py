@@ -63,10 +63,10 @@ class _Parser(argparse.ArgumentParser):
 
 def _int_in(lo: int, hi: int | None = None):
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        digits = text[1:] if text.startswith("-") else text
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):  # no "1_0", " 3" or "٣"
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+        value = int(text)
         if value < lo or (hi is not None and value > hi):
             raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {value}" if hi is not None
                                              else f"must be >= {lo}, got {value}")
