@@ -7,9 +7,10 @@ inside the standard library, and never unbounded work.
 
 What a file may hold, and why:
 
-* At most :data:`MAX_FILE_BYTES` (32 MiB). The largest instance the
-  benchmarks generate is well under 1 MiB; a 100,000-task MIG problem is
-  about 10 MiB. The bound also stops a device such as ``/dev/zero``.
+* At most :data:`MAX_FILE_BYTES` (32 MiB). The instances the benchmarks
+  generate are well under 1 MiB; a 100,000-task MIG problem (the most
+  ``python -m instances.mig generate`` writes) is about 18 MiB. The bound
+  also stops a device such as ``/dev/zero``.
 * UTF-8 text; a leading byte-order mark is skipped (spreadsheet programs
   write one), any other undecodable byte is an error naming its line.
 * JSON nested at most :data:`MAX_DEPTH` levels (every schema needs fewer
