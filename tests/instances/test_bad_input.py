@@ -324,3 +324,19 @@ def test_cli_help_describes_every_option_with_its_default():
         for opt in set(options):
             block = text.split(opt, 2)[-1].split(" --")[0]  # the help after the option's second mention
             assert "default" in block, (sub, opt, block)
+
+
+def test_cli_check_is_bounded_on_a_schedule_with_thousands_of_operations(tmp_path, capsys):
+    """A 1 MB schedule repeating its operations 2,000 times once kept the checker busy for minutes."""
+    from heuristics import far
+
+    problem = mig.generate(5, "A30", seed=3)
+    data = far.schedule(problem).to_dict()
+    data["reconfigurations"] = data["reconfigurations"] * 2000
+    mig.save(problem, tmp_path / "p.json")
+    (tmp_path / "s.json").write_text(json.dumps(data))
+    t0 = time.perf_counter()
+    assert mig.main(["check", str(tmp_path / "p.json"), str(tmp_path / "s.json")]) == 1
+    assert time.perf_counter() - t0 < 5.0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "1 violation(s)" and "a feasible schedule has at most 10" in out[0]
