@@ -234,6 +234,30 @@ def output_file(text: str) -> Path:
     return path
 
 
+def image_file(text: str) -> Path:
+    """argparse ``type`` for an image to write: :func:`output_file` whose suffix matplotlib can write.
+
+    Examples
+    --------
+    >>> image_file("fig.svg")
+    PosixPath('fig.svg')
+    >>> try:
+    ...     image_file("fig.xyz")
+    ... except argparse.ArgumentTypeError as exc:
+    ...     print(str(exc)[:45])
+    cannot write 'fig.xyz': unsupported image for
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(text).suffix
+    if suffix.lower().lstrip(".") not in formats:
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: unsupported image format "
+                                         f"{suffix or '(no suffix)'}; use one of "
+                                         f"{', '.join('.' + f for f in sorted(formats))}")
+    return output_file(text)
+
+
 @contextlib.contextmanager
 def writing(parser: argparse.ArgumentParser, what: str) -> Iterator[None]:
     """Turn an ``OSError`` while writing into ``parser.error`` (one line, exit status 2).

@@ -30,11 +30,12 @@ import sys
 from pathlib import Path
 
 from instances import gpus
-from instances.errors import InstanceError, OutputError, one_line
+from instances.errors import InstanceError
 from instances.mig_check import TOLERANCE, check, is_feasible
 from instances.mig_generator import (SCALING_PRESETS, TIME_PRESETS, class_counts, generate, generate_workload,
                                      scaling_shares)
-from instances.mig_plot import plot_schedule, save_gantt
+from instances.console import Parser, say
+from instances.mig_plot import MAX_PLOT_ENTRIES, plot_schedule, save_gantt, write_gantt
 from instances.mig_problem import Problem, Task, Workload, from_dict, load, save
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 from instances.mig_channel import OpChannel
@@ -45,23 +46,13 @@ __all__ = [
     "Schedule", "ScheduledTask", "Reconfiguration",
     "check", "is_feasible", "TOLERANCE",
     "generate", "generate_workload", "SCALING_PRESETS", "TIME_PRESETS", "scaling_shares", "class_counts",
-    "plot_schedule", "save_gantt", "main",
+    "plot_schedule", "save_gantt", "write_gantt", "main",
     "load_tasklist", "OpChannel",
 ]
 
 
 #: Largest batch ``generate`` writes (about 15 s; far beyond any experiment here).
 MAX_GENERATE_TASKS = 100_000
-#: Most tasks plus operations ``plot`` draws: a Gantt chart with more is
-#: unreadable, and drawing 1,000 boxes already takes several seconds.
-MAX_PLOT_ENTRIES = 2_000
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit status 2), like the toolkit's."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def _int_in(lo: int, hi: int | None = None):
@@ -77,44 +68,10 @@ def _int_in(lo: int, hi: int | None = None):
     return parse
 
 
-def _say(text: str, file=None) -> None:
-    """Print one line even where the terminal's encoding cannot show every character of it."""
-    stream = file or sys.stdout
-    try:
-        print(text, file=stream)
-    except UnicodeEncodeError:
-        enc = getattr(stream, "encoding", None) or "ascii"
-        print(text.encode(enc, "backslashreplace").decode(enc), file=stream)
-
-
-def _plot(schedule: Schedule, gpu, out: str) -> None:
-    import matplotlib
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    matplotlib.use("Agg", force=False)
-    formats = FigureCanvasBase.get_supported_filetypes()
-    ext = Path(out).suffix.lower().lstrip(".")
-    if ext not in formats:
-        what = repr(Path(out).suffix) if Path(out).suffix else "(no suffix)"
-        raise InstanceError(f"unsupported image format {what}; use one of "
-                            f"{', '.join('.' + f for f in sorted(formats))}", source=out)
-    entries = len(schedule.tasks) + len(schedule.reconfigurations)
-    if entries > MAX_PLOT_ENTRIES:
-        raise InstanceError(f"{entries:,} tasks and operations; plot draws at most {MAX_PLOT_ENTRIES:,}",
-                            field="schedule")
-    try:
-        save_gantt(schedule, gpu, out)
-    except OSError as exc:
-        raise OutputError(f"cannot write ({exc.strerror or exc})", source=out) from None
-    except (ValueError, OverflowError) as exc:
-        # matplotlib refuses axis limits it cannot draw (times near the float range)
-        raise InstanceError(f"cannot draw this schedule ({exc})", source=out) from None
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 done, 1 infeasible schedule, 2 bad input)."""
-    parser = _Parser(prog="python -m instances.mig",
-                     description="Generate, check and draw MIG scheduling problems and schedules (FAR paper).")
+    parser = Parser(prog="python -m instances.mig",
+                    description="Generate, check and draw MIG scheduling problems and schedules (FAR paper).")
     sub = parser.add_subparsers(dest="cmd", required=True, metavar="{generate,check,plot}")
     g = sub.add_parser("generate", help="write a synthetic batch (FAR paper, Sec. 6.3) as problem JSON",
                        description="Write a synthetic batch (FAR paper, Sec. 6.3) as problem JSON.")
@@ -147,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "generate":
             save(generate(args.n, args.gpu, args.workload, args.times, args.seed), args.out)
-            _say(f"wrote {args.out}")
+            say(f"wrote {args.out}")
             return 0
         if args.cmd == "check":
             problem = load(args.problem)
@@ -161,16 +118,16 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 violations = check(problem, schedule)
             for v in violations:
-                _say(one_line(v))
-            _say("feasible" if not violations else f"{len(violations)} violation(s)")
+                say(v)
+            say("feasible" if not violations else f"{len(violations)} violation(s)")
             return 0 if not violations else 1
         gpu = load(args.problem).gpu if args.problem else None
         schedule = Schedule.load(args.schedule, gpu)
-        _plot(schedule, gpu or gpus.get(schedule.gpu), args.out)
-        _say(f"wrote {args.out}")
+        write_gantt(schedule, gpu or gpus.get(schedule.gpu), args.out)
+        say(f"wrote {args.out}")
         return 0
     except InstanceError as exc:
-        _say(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
 
 

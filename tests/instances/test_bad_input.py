@@ -340,3 +340,61 @@ def test_cli_check_is_bounded_on_a_schedule_with_thousands_of_operations(tmp_pat
     assert time.perf_counter() - t0 < 5.0
     out = capsys.readouterr().out.splitlines()
     assert out[-1] == "1 violation(s)" and "a feasible schedule has at most 10" in out[0]
+
+
+# ---------------------------------------------------------------------------
+# FAR's command line, in a real process
+
+def far_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return subprocess.run([sys.executable, "-m", "heuristics.far", *args], capture_output=True, text=True,
+                          cwd=root, env={**os.environ, **(env or {})}, timeout=120)
+
+
+def test_far_cli_unwritable_outputs_and_bad_arguments(tmp_path):
+    problem = tmp_path / "p.json"
+    problem.write_text(problem_text())
+    for args, needle in [
+        (("--json", "/nonexistent/s.json"), "/nonexistent/s.json: cannot write"),
+        (("--plot", "/nonexistent/g.png"), "/nonexistent/g.png: cannot write"),
+        (("--json", str(tmp_path)), "it is a folder, not a file"),
+        (("--json", str(problem) + "/s.json"), "cannot write"),
+        (("--plot", str(tmp_path / "g.xyz")), "unsupported image format '.xyz'"),
+        (("--gpu", "B300"), "unknown GPU 'B300'"),
+        (("--method", "nope"), "invalid choice"),
+    ]:
+        r = far_cli(str(problem), *args)
+        assert_one_error_line(r)
+        assert needle in r.stderr, (args, r.stderr)
+    assert_one_error_line(far_cli())
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"gpu": "A30", "tasks": ' + DEEP + "}")
+    assert_one_error_line(r := far_cli(str(deep)))
+    assert "nested deeper than 64 levels" in r.stderr
+
+
+def test_far_cli_huge_times_are_one_line(tmp_path):
+    problem = tmp_path / "p.json"
+    problem.write_text(json.dumps({"gpu": "A30", "tasks": [{"name": f"t{i}", "times": {"1": 1e308, "2": 1e308,
+                                                                                        "4": 1e308}}
+                                                           for i in range(3)]}))
+    assert_one_error_line(r := far_cli(str(problem)))
+    assert "too large" in r.stderr
+
+
+def test_far_cli_prints_names_the_terminal_cannot_show(tmp_path):
+    problem = tmp_path / "p.json"
+    problem.write_text(json.dumps({"gpu": "A30", "tasks": [{"name": "naïve-名", "times": A30_TIMES}]}))
+    r = far_cli(str(problem), "--json", str(tmp_path / "s.json"), env={"PYTHONIOENCODING": "ascii"})
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert "na\\xefve-\\u540d" in r.stdout
+    assert mig.Schedule.load(tmp_path / "s.json").tasks[0].task == "naïve-名"
+
+
+def test_far_cli_help_gives_every_default():
+    r = far_cli("--help")
+    assert r.returncode == 0
+    text = " ".join(r.stdout.split())
+    for opt in ("--gpu", "--no-refine", "--json", "--plot", "--method"):
+        block = text.split(opt, 2)[-1].split(" --")[0]
+        assert "default" in block, (opt, block)
