@@ -76,6 +76,7 @@ from instances.errors import InstanceError
 from instances.gpus import GPUSpec, Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.options import known_options
 
 __all__ = ["Tree", "Timing", "replay", "to_schedule", "check_scale", "MAX_TOTAL_TIME"]
 
@@ -167,6 +168,7 @@ class Timing:
     makespan: float
 
 
+@known_options
 def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
            origin: float = 0.0) -> Timing:
     """Algorithm 1 (FAR paper, Sec. 3.2) with every node's task list fixed.
@@ -250,6 +252,7 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
     return Timing(start, endt, create, destroy, node_end, makespan)
 
 
+@known_options
 def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
                 names: Sequence[str], timing: Timing | None = None, origin: float = 0.0) -> Schedule:
     """The schedule of fixed node task lists: tasks, and creates/destroys when the GPU reconfigures.
@@ -288,6 +291,7 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
     return Schedule(tree.gpu, tasks, ops, tm.makespan)
 
 
+@known_options
 def check_scale(problem: Union[Problem, Workload]) -> None:
     """Refuse times so large that a schedule's sums would overflow floating point.
 
