@@ -492,6 +492,9 @@ def check_solver(solver: str) -> None:
         import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - load it before any deadline starts
 
         return
+    if solver == "pyomo":
+        # Pyomo's generic ASL plugin takes its own command-line tool for a solver and crashes running it
+        raise OptionError("'pyomo' is the modelling layer, not a solver: use 'highs' (or 'cpsat')", field="backend")
     factory = pe.SolverFactory(solver)
     if factory is None or not factory.available(exception_flag=False):
         raise OptionError(f"solver {solver!r} is not available to Pyomo on this machine (use 'cpsat' or 'highs')",

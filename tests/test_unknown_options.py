@@ -64,7 +64,7 @@ def _problems():
     workload = mig.generate_workload([3, 2], [0.0, 4.0], gpu="A30", seed=1)
     return {
         "mig": a30, "workload": workload, "hetero": hetero.generate(4, ("T4", "A100-80GB"), seed=0),
-        "pairing": pairing.generate(4, seed=2),
+        "pairing": pairing.PairingProblem(pairing.generate(4, seed=2)),
         "realtime": rt.generate(n=4, utilization=2.0, sms=8, seed=0), "case": case.generate("A", n=2, seed=0),
     }
 
@@ -86,17 +86,17 @@ def _calls(p):
         "heuristics.far_multibatch.plan_workload": [lambda: far_multibatch.plan_workload(p["workload"], refin=1)],
         "heuristics.far_multibatch.compare_concatenations": [
             lambda: far_multibatch.compare_concatenations(p["workload"], refin=1)],
-        "milp.solve_optimal": [lambda: milp.solve_optimal(p[k], refin=1) for k in ("mig", "realtime", "case")]
-        + [lambda: milp.solve_optimal(p["mig"], backend="pyomo", refin=1)],
+        "milp.solve_optimal": [lambda k=k: milp.solve_optimal(p[k], refin=1) for k in ("mig", "realtime", "case", "pairing")]
+        + [lambda: milp.solve_optimal(p["mig"], backend="highs", refin=1)],
         "milp.mig.solve": [lambda: milp_mig.solve(p["mig"], refin=1),
-                           lambda: milp_mig.solve(p["mig"], backend="pyomo", refin=1)],
+                           lambda: milp_mig.solve(p["mig"], backend="highs", refin=1)],
         "milp.realtime.solve": [lambda b=b: milp_realtime.solve(p["realtime"], backend=b, refin=1)
-                                for b in ("cpsat", "pyomo")],
-        "milp.case.solve": [lambda b=b: milp_case.solve(p["case"], backend=b, refin=1) for b in ("cpsat", "pyomo")],
+                                for b in ("cpsat", "highs")],
+        "milp.case.solve": [lambda b=b: milp_case.solve(p["case"], backend=b, refin=1) for b in ("cpsat", "highs")],
         "milp.pairing.solve": [lambda b=b: milp_pairing.solve(p["pairing"], backend=b, refin=1)
-                               for b in ("cpsat", "pyomo")],
+                               for b in ("cpsat", "highs")],
         "milp.hetero.solve": [lambda b=b: milp_hetero.solve(p["hetero"], backend=b, refin=1)
-                              for b in ("cpsat", "pyomo")],
+                              for b in ("cpsat", "highs")],
     }
 
 

@@ -398,3 +398,23 @@ def test_far_cli_help_gives_every_default():
     for opt in ("--gpu", "--no-refine", "--json", "--plot", "--method"):
         block = text.split(opt, 2)[-1].split(" --")[0]
         assert "default" in block, (opt, block)
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "highs"])
+def test_exact_solve_refuses_times_that_overflow_like_far(backend):
+    """Times of 1e308 once reached the checker as inf and failed inside it (a TypeError)."""
+    from milp import solve_optimal
+
+    huge = mig.Problem("A30", [mig.Task(f"t{i}", {s: 1e308 for s in (1, 2, 4)}) for i in range(3)])
+    with pytest.raises(InstanceError, match="task times too large"):
+        solve_optimal(huge, backend=backend, time_limit=5)
+    big = mig.Problem("A30", [mig.Task(f"t{i}", {s: 1e300 for s in (1, 2, 4)}) for i in range(3)])
+    res = solve_optimal(big, backend=backend, time_limit=20)
+    assert mig.check(big, res.schedule) == [] and res.lower_bound <= res.objective
+
+
+def test_checker_compares_infinite_times_without_failing():
+    s = mig.Schedule("A30", [mig.ScheduledTask("t0", gpus.get("A30").placement(4, 0), 0.13, float("inf"))],
+                     [mig.Reconfiguration("create", gpus.get("A30").placement(4, 0), 0.0, 0.13)])
+    problem = mig.Problem("A30", [mig.Task("t0", A30_TIMES)])
+    assert any("non-finite" in v for v in mig.check(problem, s))
