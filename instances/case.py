@@ -494,6 +494,12 @@ def _real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(float(value))
 
 
+#: Largest sum of the jobs' standalone lengths (seconds) a workload may have:
+#: far below the float range, so every time a method computes (sums of
+#: slowed-down durations) stays finite.
+MAX_TOTAL_TIME = 1e300
+
+
 def _validate(w: Workload) -> None:
     if w.match not in ("class", "fit"):
         raise CaseError(f"must be 'class' or 'fit', got {w.match!r}", field="match")
@@ -527,6 +533,11 @@ def _validate(w: Workload) -> None:
                             field="footprint_gb")
         if not eligible_instances(w, j):
             raise CaseError(f"footprint {j.footprint_gb} GB fits no instance", task=j.name, field="footprint_gb")
+    total = sum(j.length for j in w.jobs)  # a plain float sum: inf on overflow, caught below
+    if not total <= MAX_TOTAL_TIME:
+        raise CaseError(f"job lengths too large: they add up to {total:.3g} s (at most {MAX_TOTAL_TIME:.0e} s, so "
+                        "that slowed-down times and their sums stay finite); express the times in larger units",
+                        field="tasks")
 
 
 # ---------------------------------------------------------------------------

@@ -177,6 +177,8 @@ CASES = [
      "field config.model: unknown GPU 'B300'"),
     ("case overlapping layout", case.load, case_text(lambda d: d["config"]["layouts"][0].append([1, 0])),
      "field config.layouts[0]"),
+    ("case durations 1e308", case.load, case_text(lambda d: d["jobs"][0]["tasks"][0].update(duration=1e308)),
+     "field tasks: job lengths too large"),
     ("case nesting", case.load, '{"jobs": ' + DEEP + "}", "nested deeper"),
 ]
 
