@@ -31,9 +31,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
+from instances.errors import InstanceError
+
 __all__ = ["Parser", "HelpFormatter", "positive_int", "nonnegative_int", "positive_float", "fraction",
-           "comma_choices", "output_dir", "output_file", "writing", "prepare_dir", "progress", "markdown_table",
-           "add_quiet", "add_markdown", "fmt", "run_cli", "description"]
+           "comma_choices", "output_dir", "output_file", "image_file", "writing", "prepare_dir", "progress", "markdown_table",
+           "add_quiet", "add_markdown", "fmt", "run_cli", "exit_status", "description"]
 
 
 # ---------------------------------------------------------------------------
@@ -350,14 +352,35 @@ def fmt(x: float | None, spec: str = ".3f", missing: str = "-") -> str:
 
 
 def run_cli(main: Callable[[Sequence[str] | None], int]) -> NoReturn:
-    """``sys.exit(main())`` for ``python -m benchmarks.X``, without a traceback on a closed pipe or Ctrl-C.
+    """``sys.exit(main())`` for ``python -m benchmarks.X``: :func:`exit_status` of ``main``."""
+    sys.exit(exit_status(main))
 
-    ``python -m benchmarks.compare | head`` closes stdout early; that is the
-    reader's choice, not an error worth a traceback.
+
+def exit_status(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
+    """Run ``main(argv)`` and return its exit status, never a traceback for what the user controls.
+
+    * Bad data found during the run (an :class:`~instances.errors.InstanceError`,
+      e.g. a slowdown table lacking a measurement a queue needs) is one line
+      ``error: ...`` on stderr, status 2, like an argument error.
+    * ``python -m benchmarks.compare | head`` closes stdout early; that is the
+      reader's choice, not an error worth a traceback (status 0).
+    * Ctrl-C prints ``interrupted`` (status 130).
+
+    Examples
+    --------
+    >>> from instances.errors import InstanceError
+    >>> def main(argv):
+    ...     raise InstanceError("no measurement", source="t.csv")
+    >>> exit_status(main, [])
+    2
     """
     try:
-        code = main(None)
+        code = main(argv)
         sys.stdout.flush()
+    except InstanceError as exc:
+        sys.stdout.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        code = 2
     except BrokenPipeError:
         # stdout is gone: point it at devnull so the interpreter's final flush stays quiet
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -366,7 +389,7 @@ def run_cli(main: Callable[[Sequence[str] | None], int]) -> NoReturn:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         code = 130
-    sys.exit(code)
+    return code
 
 
 def description(doc: str | None) -> str:

@@ -1,9 +1,9 @@
-"""Planning time of the full FAR (phases 1-3), as in seed 000 Sec. 6.4.2.
+"""Planning time of the full FAR (phases 1-3), as in the FAR paper, Sec. 6.4.2.
 
 Prints, per number of tasks n, the median wall time of ``far.plan`` over
 several generated instances and repetitions (A100, MixedScaling, WideTimes by
 default), next to the paper's averages (C++, 1000 runs) and the issue's
-targets on a 2-core machine (n = 100: 5 ms, n = 1000: 100 ms).
+targets for a 2-core machine (n = 100: 5 ms, n = 1000: 100 ms).
 
 Usage::
 
@@ -13,13 +13,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 
+from benchmarks import common
 from heuristics import far
-from instances import mig
+from instances import gpus, mig
 
 PAPER_MS = {15: 19.43, 100: 12.32, 500: 532.21, 1000: 1620.82}  # Sec. 6.4.2 / 6.5.2 (MixedScaling)
 TARGET_MS = {100: 5.0, 1000: 100.0}
@@ -40,14 +40,17 @@ def measure(n: int, gpu: str = "A100", workload: str = "MixedScaling", times: st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.far_speed", description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, nargs="+", default=[15, 100, 1000])
-    parser.add_argument("--gpu", default="A100", choices=["A30", "A100", "H100"])
-    parser.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS))
-    parser.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS))
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--no-refine", action="store_true")
+    parser = common.Parser(prog="python -m benchmarks.far_speed", description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[15, 100, 1000], metavar="N",
+                        help="numbers of tasks, one table row each")
+    parser.add_argument("--gpu", default="A100", choices=list(gpus.names()), help="GPU model")
+    parser.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS),
+                        help="how task times scale with the instance size (generator preset)")
+    parser.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS),
+                        help="range of the task times (generator preset)")
+    parser.add_argument("--seeds", type=int, default=5, help="generated instances per n (seeds 0..k-1)")
+    parser.add_argument("--repeats", type=int, default=7, help="timed runs per instance, after one warm-up")
+    parser.add_argument("--no-refine", action="store_true", help="time phases 1-2 only (no refinement)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if any(n < 1 for n in args.n) or args.seeds < 1 or args.repeats < 1:

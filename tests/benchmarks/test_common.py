@@ -147,3 +147,17 @@ def test_closed_pipe_is_not_a_traceback():
 
 def test_description_is_the_first_paragraph_without_markup():
     assert common.description(compare.__doc__).startswith("python -m benchmarks.compare --n 12: every MIG method")
+
+
+@pytest.mark.parametrize("name", ["far_speed", "hetero"])
+def test_help_of_the_other_commands_gives_every_default(name, capsys):
+    import importlib
+
+    main = importlib.import_module(f"benchmarks.{name}").main
+    options = _option_paragraphs(_help(main, capsys))
+    missing = [o for o, para in options.items() if o != "--help" and "default" not in para.lower()]
+    assert missing == [], f"{name}: options without a stated default: {missing}"
+    assert "seed 0" not in _help(main, capsys)  # papers are cited by name, not by internal numbers
+    with pytest.raises(SystemExit) as exc:
+        main(["--no-such-option"])
+    assert exc.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -13,10 +13,12 @@ cell (long fields, bad quoting, ``nan``, ``1_0``, duplicated columns).
 The property, for every example: the loader returns a valid object (one
 that writes and reads back equal) or raises ``InstanceError`` whose message
 is one printable line naming the file, within a few seconds. The command
-line exits 0, 1 or 2, with exactly one ``error:`` line on stderr for 2.
+lines that read these files (``python -m instances.mig check/plot``,
+``python -m heuristics.far``, ``python -m benchmarks.pairing --table``) exit
+0, 1 or 2, with exactly one ``error:`` line on stderr for 2.
 
-The default suite runs a few dozen examples per family; the ``slow`` run
-(``--run-slow``) a thousand or more.
+The default suite runs a dozen examples per family and command (a few
+seconds in all); the ``slow`` run (``--run-slow``) a thousand or more.
 """
 
 from __future__ import annotations
@@ -316,7 +318,7 @@ def run_loader(family: str, data: bytes) -> None:
         assert time.perf_counter() - t0 < SECONDS
 
 
-FUZZ = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+FUZZ = settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                 deadline=None)
 FUZZ_LONG = settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                      deadline=None)
@@ -428,7 +430,7 @@ def _cli_plot(schedule: bytes, out_name: str) -> None:
         assert time.perf_counter() - t0 < 4 * SECONDS  # drawing takes a second or so
 
 
-@settings(max_examples=6, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=4, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(data=st.data())
 def test_cli_plot_fails_cleanly(data):
     _cli_plot(data.draw(mutated_json("mig_schedule")),
@@ -458,3 +460,69 @@ def test_cli_arguments_fail_cleanly(argv):
     if "--help" in argv and rc == 0:
         return
     assert_cli_outcome(rc, err)
+
+
+# ---------------------------------------------------------------------------
+# FAR's command line and the pairing benchmark's --table
+
+def run_main(main: Callable, argv: list[str]) -> tuple[int, str, str]:
+    from benchmarks.common import exit_status  # what python -m benchmarks.X runs
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = exit_status(main, argv)
+        except SystemExit as exc:  # argparse
+            rc = exc.code
+    return rc, out.getvalue(), err.getvalue()
+
+
+def assert_main_outcome(rc: int, err: str) -> None:
+    assert rc in (0, 2), (rc, err)
+    if rc == 2:
+        lines = err.splitlines()
+        assert len(lines) == 1 and "error: " in lines[0], err
+        err.encode("utf-8")
+
+
+def _far_cli(data: bytes, suffix: str) -> None:
+    from heuristics import far_cli
+
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "tasks" + suffix)
+        open(p, "wb").write(data)
+        t0 = time.perf_counter()
+        rc, _, err = run_main(far_cli.main, [p, "--json", os.path.join(d, "s.json")])
+        assert_main_outcome(rc, err)
+        assert time.perf_counter() - t0 < 4 * SECONDS
+        if rc == 0:  # what it wrote is a schedule the checker reads
+            mig.Schedule.load(os.path.join(d, "s.json"))
+
+
+TASKLIST_TEXT = "Task a:\nSize 1: 4.0\nSize 2: 2.5\nSize 4: 1.5\nb 3.0 2.0 1.2\n"
+
+
+@FUZZ
+@given(data=st.data())
+def test_far_cli_fails_cleanly(data):
+    which = data.draw(st.sampled_from(["mig_problem", "mig_workload", "text"]))
+    if which == "text":
+        _far_cli(data.draw(mutated_bytes(TASKLIST_TEXT.encode())), ".txt")
+    else:
+        _far_cli(data.draw(mutated_json(which)), ".json")
+
+
+@settings(max_examples=4, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+          deadline=None)
+@given(data=st.data())
+def test_pairing_cli_table_fails_cleanly(data):
+    from benchmarks import pairing as bench
+
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "table.csv")
+        open(p, "wb").write(data.draw(mutated_csv("table")))
+        t0 = time.perf_counter()
+        rc, _, err = run_main(bench.main, ["--W", "2", "--seeds", "1", "--exact-max-W", "0", "--triple-W",
+                                           "--timing-W", "0", "--p-total", "350", "--quiet", "--table", p])
+        assert_main_outcome(rc, err)
+        assert time.perf_counter() - t0 < 4 * SECONDS
