@@ -107,17 +107,16 @@ class Job:
     gpu_mem: float = 0.3
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise InstanceError("must be a non-empty string", task=str(self.name), field="name")
-        if not isinstance(self.app, str) or not self.app:
-            raise InstanceError("must be a non-empty string", task=self.name, field="app")
+        # one printable line each (no newline, no lone surrogate): names end up in CLI output
+        files.name(self.name, task=repr(self.name) if isinstance(self.name, str) else None)
+        files.name(self.app, task=self.name, field="app")
         t = self.solo_time
-        if not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
             raise InstanceError(f"must be a finite number > 0, got {t!r}", task=self.name,
                                 field="solo_time")
         for f in FEATURES:
             v = getattr(self, f)
-            if not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
                 raise InstanceError(f"must be in [0, 1], got {v!r}", task=self.name, field=f)
 
 

@@ -420,3 +420,28 @@ def test_checker_compares_infinite_times_without_failing():
                      [mig.Reconfiguration("create", gpus.get("A30").placement(4, 0), 0.0, 0.13)])
     problem = mig.Problem("A30", [mig.Task("t0", A30_TIMES)])
     assert any("non-finite" in v for v in mig.check(problem, s))
+
+
+def test_every_family_refuses_unprintable_names_built_in_code():
+    """Names reach CLI output; built in code (not read from a file) they are checked alike."""
+    import dataclasses
+
+    for bad in ("t\ud800", "a\nb"):
+        with pytest.raises(InstanceError, match="names must be one printable line"):
+            mig.Problem("A30", [mig.Task(bad, {1: 4.0, 2: 2.5, 4: 1.5})])
+        h = hetero.generate(3, ("T4",), seed=0).to_dict()
+        h["tasks"][0]["name"] = bad
+        with pytest.raises(InstanceError, match="names must be one printable line"):
+            hetero.from_dict(h)
+        r = rt.generate(n=3, utilization=1.0, sms=8, seed=0).to_dict()
+        r["tasks"][0]["name"] = bad
+        with pytest.raises(InstanceError, match="names must be one printable line"):
+            rt.from_dict(r)
+        c = case.generate("A", n=2, seed=0).to_dict()
+        c["jobs"][0]["name"] = bad
+        with pytest.raises(InstanceError, match="names must be one printable line"):
+            case.from_dict(c)
+        with pytest.raises(InstanceError, match="names must be one printable line"):
+            dataclasses.replace(pairing.generate(3, seed=0)[0], name=bad)
+    with pytest.raises(InstanceError, match="solo_time: must be a finite number > 0, got True"):
+        pairing.Job("j", "lud", True)
