@@ -124,6 +124,7 @@ def test_writing_turns_os_errors_into_one_line(tmp_path, capsys):
     ["benchmarks.realtime", "--out", "{file}"],
     ["benchmarks.case", "--png", "{file}/fig4.png"],
     ["benchmarks.case", "--png", "{dir}"],
+    ["benchmarks.case", "--png", "{dir}/fig4.xyz"],
 ])
 def test_unwritable_output_is_one_line_exit_2_no_traceback(argv, tmp_path):
     afile = tmp_path / "plain.txt"
@@ -161,3 +162,17 @@ def test_help_of_the_other_commands_gives_every_default(name, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--no-such-option"])
     assert exc.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_bad_data_found_mid_run_is_one_line_exit_2(tmp_path):
+    """A slowdown table that loads but lacks a measurement the run needs once ended in a traceback."""
+    from instances import pairing as pairing_data
+
+    table = tmp_path / "t.csv"
+    table.write_text("\n".join(pairing_data.SAMPLE_TABLE.read_text().splitlines()[:6]) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.pairing", "--W", "2", "--seeds", "1", "--exact-max-W",
+                           "0", "--triple-W", "--timing-W", "0", "--p-total", "350", "--quiet", "--table", str(table)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "no measurement" in lines[0], proc.stderr
