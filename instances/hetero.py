@@ -94,6 +94,11 @@ def _check_number(value: Any, *, source, task, field, positive=False, nonneg=Fal
     return value
 
 
+#: Largest completion time and weighted tardiness a problem may reach (far
+#: below the float range, so sums, scalings and penalties stay finite).
+MAX_TOTAL = 1e300
+
+
 @dataclass(frozen=True)
 class HeteroProblem:
     """A heterogeneous-GPU total-weighted-tardiness instance (seed 002, Sec. I).
@@ -155,6 +160,17 @@ class HeteroProblem:
             _check_number(t.deadline, source=src, task=t.name, field="deadline")
             _check_number(t.weight, source=src, task=t.name, field="weight", nonneg=True)
             _check_number(t.arrival, source=src, task=t.name, field="arrival", nonneg=True)
+        if self.tasks:
+            # every completion time is at most the last arrival plus all processing on the slowest
+            # GPU; a tardiness at most that minus the earliest deadline (when negative)
+            slowest = min(g.speed for g in self.gpus)
+            horizon = max(t.arrival for t in self.tasks) + sum(t.workload / slowest for t in self.tasks)
+            late = horizon + max(0.0, -min(t.deadline for t in self.tasks))
+            worst = sum(t.weight for t in self.tasks) * late
+            if not (horizon <= MAX_TOTAL and worst <= MAX_TOTAL):
+                raise InstanceError(f"numbers too large: completion times reach {horizon:.3g} and the weighted "
+                                    f"tardiness {worst:.3g} (at most {MAX_TOTAL:.0e} each, so that every sum "
+                                    "stays finite); express them in larger units", source=src, field="tasks")
 
     # -- derived arrays (numpy, index = position in tasks / gpus) ----------
     @property

@@ -143,6 +143,11 @@ CASES = [
     ("hetero name not a string", hetero.load, hetero_text(name=5), "field name: 5 is not a string"),
     ("hetero duplicate key", hetero.load, '{"gpus": [{"name": "g", "speed": 1, "speed": 2}], "tasks": []}',
      "key 'speed' appears twice"),
+    ("hetero weight 1e308", hetero.load, hetero_text(weight=1e308), "field tasks: numbers too large"),
+    ("hetero arrival 1e308", hetero.load, hetero_text(arrival=1e308), "field tasks: numbers too large"),
+    ("hetero speed 1e-300", hetero.load,
+     json.dumps({"gpus": [{"name": "g", "speed": 1e-300}], "tasks": [{"name": "a", "workload": 3, "deadline": 2}]}),
+     "field tasks: numbers too large"),
     # -- pairing CSV
     ("jobs not UTF-8", pairing.load_jobs, JOBS_HEADER.encode() + b"j\xff,lud,3\n", "not UTF-8 text (byte 0xff at line 2"),
     ("jobs field over 131,072 characters", pairing.load_jobs, JOBS_HEADER + "j," + "x" * 140_000 + ",3\n",
@@ -445,3 +450,17 @@ def test_every_family_refuses_unprintable_names_built_in_code():
             dataclasses.replace(pairing.generate(3, seed=0)[0], name=bad)
     with pytest.raises(InstanceError, match="solo_time: must be a finite number > 0, got True"):
         pairing.Job("j", "lud", True)
+
+
+def test_hetero_heuristics_on_the_largest_accepted_numbers():
+    """Weights of 1e308 once ended in an AttributeError inside ILS; the bound keeps every sum finite."""
+    import math
+
+    from heuristics import hetero as heur
+
+    data = hetero.generate(4, ("T4", "A100-80GB"), seed=0).to_dict()
+    for t in data["tasks"]:
+        t["weight"] = 1e200
+    problem = hetero.from_dict(data)
+    for name, method in heur.METHODS.items():
+        assert math.isfinite(hetero.weighted_tardiness(problem, method(problem))), name
