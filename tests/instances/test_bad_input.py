@@ -358,6 +358,22 @@ def far_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           cwd=root, env={**os.environ, **(env or {})}, timeout=120)
 
 
+def far_main(*args: str) -> subprocess.CompletedProcess:
+    """``python -m heuristics.far`` in this process (fast); the real process is tested below."""
+    import contextlib
+    import io
+
+    from heuristics import far_cli as cli_module
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = cli_module.main(list(args))
+        except SystemExit as exc:  # argparse
+            rc = exc.code
+    return subprocess.CompletedProcess(args, rc, out.getvalue(), err.getvalue())
+
+
 def test_far_cli_unwritable_outputs_and_bad_arguments(tmp_path):
     problem = tmp_path / "p.json"
     problem.write_text(problem_text())
@@ -370,14 +386,17 @@ def test_far_cli_unwritable_outputs_and_bad_arguments(tmp_path):
         (("--gpu", "B300"), "unknown GPU 'B300'"),
         (("--method", "nope"), "invalid choice"),
     ]:
-        r = far_cli(str(problem), *args)
+        r = far_main(str(problem), *args)
         assert_one_error_line(r)
         assert needle in r.stderr, (args, r.stderr)
-    assert_one_error_line(far_cli())
+    assert_one_error_line(far_main())
     deep = tmp_path / "deep.json"
     deep.write_text('{"gpu": "A30", "tasks": ' + DEEP + "}")
-    assert_one_error_line(r := far_cli(str(deep)))
+    assert_one_error_line(r := far_main(str(deep)))
     assert "nested deeper than 64 levels" in r.stderr
+    # and in a real process, where a traceback would show
+    assert_one_error_line(r := far_cli(str(problem), "--json", "/nonexistent/s.json"))
+    assert "/nonexistent/s.json: cannot write" in r.stderr
 
 
 def test_far_cli_huge_times_are_one_line(tmp_path):
@@ -385,7 +404,7 @@ def test_far_cli_huge_times_are_one_line(tmp_path):
     problem.write_text(json.dumps({"gpu": "A30", "tasks": [{"name": f"t{i}", "times": {"1": 1e308, "2": 1e308,
                                                                                         "4": 1e308}}
                                                            for i in range(3)]}))
-    assert_one_error_line(r := far_cli(str(problem)))
+    assert_one_error_line(r := far_main(str(problem)))
     assert "too large" in r.stderr
 
 
@@ -399,7 +418,7 @@ def test_far_cli_prints_names_the_terminal_cannot_show(tmp_path):
 
 
 def test_far_cli_help_gives_every_default():
-    r = far_cli("--help")
+    r = far_main("--help")
     assert r.returncode == 0
     text = " ".join(r.stdout.split())
     for opt in ("--gpu", "--no-refine", "--json", "--plot", "--method"):
