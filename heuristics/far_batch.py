@@ -170,6 +170,7 @@ def _allocations(data: _Data) -> Iterator[list[int]]:
         yield alloc
 
 
+@options.known_options
 def family(problem: Problem, ties: str = "ours") -> list[dict[str, int]]:
     """Phase 1 (Sec. 3.1): the family of allocations, each ``{task name: size}``.
 
@@ -828,6 +829,7 @@ def _search(data: _Data, prune: bool = True) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 # Public API
 
+@options.known_options
 def check_options(refine: Any = True, prune: Any = True, max_iterations: Any = 100,
                   min_improvement: Any = 0.0) -> None:
     """Raise :class:`~instances.errors.OptionError` for a bad value of FAR's options.

@@ -291,6 +291,7 @@ class MultiBatchPlan:
                          for b, (w, p) in enumerate(zip(self.workload.batches, self.batches)))
 
 
+@options.known_options
 def check_concatenation(method: Any = "move_swap", max_ops: Any = 1000) -> None:
     """Raise :class:`~instances.errors.OptionError` for a bad concatenation method or ``max_ops``.
 

@@ -46,12 +46,14 @@ from typing import Any, Sequence
 
 from heuristics.far_tree import Tree, replay
 from instances.errors import OptionError
+from instances.options import known_options
 
 __all__ = ["refine", "pick_move", "pick_swap"]
 
 _BIG = 1 << 62
 
 
+@known_options
 def pick_move(keys: Sequence[tuple[float, int]], margin: float) -> int | None:
     """Index in ``keys`` (sorted ``(-time, task)``) of the task with time < margin closest to margin/2.
 
@@ -77,6 +79,7 @@ def pick_move(keys: Sequence[tuple[float, int]], margin: float) -> int | None:
     return best
 
 
+@known_options
 def pick_swap(keys_i: Sequence[tuple[float, int]], keys_a: Sequence[tuple[float, int]],
               margin: float) -> tuple[int, int] | None:
     """Indices ``(k, j)`` with ``0 < t_k - t_j < margin``, the difference closest to margin/2.
@@ -112,6 +115,7 @@ def pick_swap(keys_i: Sequence[tuple[float, int]], keys_a: Sequence[tuple[float,
     return best
 
 
+@known_options
 def refine(tree: Tree, durations: Sequence[float], lists: Sequence[Sequence[int]], *, max_iterations: int = 100,
            min_improvement: float = 0.0, exact: bool = False,
            ties: str = "ours") -> tuple[list[list[int]] | None, dict[str, Any]]:

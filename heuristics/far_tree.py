@@ -79,6 +79,7 @@ from instances.errors import InstanceError, OptionError
 from instances.gpus import GPUSpec, Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.options import known_options
 
 __all__ = ["Tree", "Timing", "replay", "to_schedule", "check_scale", "MAX_TOTAL_TIME", "TIES", "std_heap_push",
            "std_heap_pop"]
@@ -177,6 +178,7 @@ class Timing:
     makespan: float
 
 
+@known_options
 def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
            origin: float = 0.0, ties: str = "ours") -> Timing:
     """Algorithm 1 (FAR paper, Sec. 3.2) with every node's task list fixed.
@@ -335,6 +337,7 @@ def std_heap_pop(heap: list) -> tuple:
     return top
 
 
+@known_options
 def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
                 names: Sequence[str], timing: Timing | None = None, origin: float = 0.0) -> Schedule:
     """The schedule of fixed node task lists: tasks, and creates/destroys when the GPU reconfigures.
@@ -373,6 +376,7 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
     return Schedule(tree.gpu, tasks, ops, tm.makespan)
 
 
+@known_options
 def check_scale(problem: Union[Problem, Workload]) -> None:
     """Refuse times so large that a schedule's sums would overflow floating point.
 

@@ -37,15 +37,18 @@ from heuristics import far
 from heuristics import far_baselines as baselines
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
+from instances.options import known_options
 
 __all__ = ["METHODS", "far_refined", "far_unrefined"]
 
 
+@known_options
 def far_refined(problem: Union[Problem, Workload]) -> Schedule:
     """FAR, phases 1-3 (:func:`heuristics.far.schedule` with refinement)."""
     return far.schedule(problem, refine=True)
 
 
+@known_options
 def far_unrefined(problem: Union[Problem, Workload]) -> Schedule:
     """FAR without phase 3 (phases 1-2 only)."""
     return far.schedule(problem, refine=False)
