@@ -27,7 +27,12 @@ as ``ours (paper, ours - paper)``, or as the README's ``ours (paper)`` with
   ``baseline_multi`` the area bound of all their tasks.
 
 Readings we had to choose are printed under each table (e.g. the release times
-of the multi-batch experiments, which the paper does not give). Every cell is
+of the multi-batch experiments, which the paper does not give). Tables 6-9 can
+be run under other readings (:class:`Setting`, ``--setting``): FAR's tie rules
+(ours or the FAR authors' C++ ones), which allocations are refined (the phase-2
+winner, or every allocation of the family keeping the best refined one), and
+the release times of the concatenated batches; ``--candidates`` runs every
+candidate setting and prints, per table, how far each is from the paper. Every cell is
 seeded on its own and the executor (``--executor local|dask``, ``--jobs``)
 returns results in a fixed order, so every executor prints the same figures.
 
@@ -38,6 +43,8 @@ Examples
     python -m benchmarks.paper                  # all tables, --reps 20
     python -m benchmarks.paper --tables 4 5 --reps 1000 --markdown
     python -m benchmarks.paper --tables 4 --opt-reps 10 --executor dask --scheduler tcp://host:8786
+    python -m benchmarks.paper --tables 6 7 8 9 --setting ties=reference,refined=every,release=end
+    python -m benchmarks.paper --tables 6 7 8 9 --candidates --reps 50 --markdown
 """
 
 from __future__ import annotations
@@ -55,7 +62,8 @@ from benchmarks.executor import Executor
 from instances import mig
 from instances.mig_generator import DEFAULT_P_SUP
 
-__all__ = ["PAPER", "TABLES", "Generator", "cell_seed", "table4", "table5", "table6", "table78", "table9", "main"]
+__all__ = ["PAPER", "TABLES", "Generator", "Setting", "CANDIDATES", "cell_seed", "table4", "table5", "table6",
+           "table78", "table9", "main"]
 
 SCALINGS = ("PoorScaling", "MixedScaling", "GoodScaling")
 TIMES = ("NarrowTimes", "WideTimes")
@@ -146,6 +154,97 @@ class Generator:
 
     def workload(self, sizes: list[int], releases: list[float], scaling: str, times: str, seed: int):
         return mig.generate_workload(sizes, releases, self.gpu, scaling, times, seed, p_sup=self.p_sup)
+
+
+RELEASES = ("zero", "half", "end", "gap")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A reading of Tables 6-9's experiments that the paper leaves open.
+
+    Attributes
+    ----------
+    ties
+        FAR's tie rules (``far.plan(..., ties=...)``): ``"ours"`` or
+        ``"reference"`` (the FAR authors' C++ implementation).
+    refined
+        Table 6: ``"winner"`` refines the allocation phase 2 chose (Algorithm 2
+        as the paper places it); ``"every"`` refines every allocation of the
+        family and keeps the best refined makespan.
+    release
+        Tables 7-9, when each batch is released: ``"zero"`` (all at 0);
+        ``"end"``: when the previous batches would end if each ran alone,
+        back to back (the sum of their FAR makespans); ``"half"``: half of
+        that; ``"gap"``: ``gap`` times the sum of the previous batches' area
+        bounds (an arrival rate of ``1 / gap`` of the GPU's ideal throughput).
+    gap
+        The factor of ``release="gap"``.
+
+    Examples
+    --------
+    >>> Setting.parse("ties=reference,release=gap,gap=2").label()
+    'ties=reference, refined=winner, release=gap x2'
+    """
+
+    ties: str = "ours"
+    refined: str = "winner"
+    release: str = "zero"
+    gap: float = 1.0
+
+    def __post_init__(self) -> None:
+        from instances import options
+
+        options.choice(self.ties, ("ours", "reference"), "ties")
+        options.choice(self.refined, ("winner", "every"), "refined")
+        options.choice(self.release, RELEASES, "release")
+        if not (isinstance(self.gap, (int, float)) and math.isfinite(self.gap) and self.gap > 0):
+            from instances.errors import OptionError
+
+            raise OptionError(f"gap must be a positive number, got {self.gap!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> "Setting":
+        """``"key=value,..."`` with keys ``ties``, ``refined``, ``release``, ``gap``."""
+        kw: dict[str, Any] = {}
+        for part in filter(None, (x.strip() for x in text.split(","))):
+            key, eq, value = part.partition("=")
+            if not eq or key not in ("ties", "refined", "release", "gap"):
+                raise ValueError(f"expected key=value with a key from ties, refined, release, gap; got {part!r}")
+            kw[key] = float(value) if key == "gap" else value
+        return cls(**kw)
+
+    def label(self) -> str:
+        rel = f"gap x{self.gap:g}" if self.release == "gap" else self.release
+        return f"ties={self.ties}, refined={self.refined}, release={rel}"
+
+    def releases(self, batches: Sequence[Any]) -> list[float]:
+        """Release times of ``batches`` (problems, all generated at 0) under this setting."""
+        from bounds import mig as mig_bounds
+        from heuristics import far
+
+        if self.release == "zero":
+            return [0.0] * len(batches)
+        out, acc = [], 0.0
+        for b in batches:
+            out.append(acc * (0.5 if self.release == "half" else 1.0))
+            acc += (self.gap * mig_bounds.area_bound(b) if self.release == "gap"
+                    else far.plan(b, ties=self.ties).makespan)
+        return out
+
+    def workload(self, w: Any) -> Any:
+        """``w`` (all batches released at 0) with this setting's releases."""
+        rel = self.releases(w.batches)
+        return mig.Workload(w.gpu, [mig.Problem(w.gpu, b.tasks, r) for b, r in zip(w.batches, rel)])
+
+
+#: The settings ``--candidates`` tries: per table, those that change it.
+CANDIDATES: dict[str, list[Setting]] = {
+    "6": [Setting(t, r) for t in ("ours", "reference") for r in ("winner", "every")],
+    "78": [Setting(t, release=r) for t in ("ours", "reference") for r in ("zero", "half", "end")],
+    "9": [Setting(t, release=r, gap=g) for t in ("ours", "reference")
+          for r, g in (("zero", 1.0), ("end", 1.0), ("gap", 1.0), ("gap", 2.0))],
+}
 
 
 # Every table is a list of independent tasks (a cell, one exact solve, or a whole table for the
@@ -293,10 +392,20 @@ def table5(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Genera
                                                           unit="cell"))
 
 
-def table6(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator()) -> dict:
-    """``{(scaling, times): [p_ref, moves, swaps] * len(N_T6)}``."""
+def _refined_pair(p: Any, setting: Setting) -> tuple[float, Any]:
+    """(makespan without refinement, the refined plan) under ``setting``."""
     from heuristics import far
 
+    noref = far.plan(p, refine=False, ties=setting.ties).makespan
+    if setting.refined == "winner":
+        return noref, far.plan(p, refine=True, ties=setting.ties)
+    plans = [far.schedule_allocation(p, a, refine=True, ties=setting.ties) for a in far.family(p, ties=setting.ties)]
+    return noref, min(plans, key=lambda fp: fp.makespan)
+
+
+def table6(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator(),
+           setting: Setting = Setting()) -> dict:
+    """``{(scaling, times): [p_ref, moves, swaps] * len(N_T6)}``."""
     out = {}
     with _Progress(len(CONFIGS6) * len(N_T6) * reps, quiet, "Table 6") as bar:
         for sc, tm in CONFIGS6:
@@ -305,8 +414,7 @@ def table6(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Genera
                 pref, moves, swaps = [], [], []
                 for r in range(reps):
                     p = gen.batch(n, sc, tm, cell_seed(seed, 6, sc, tm, n, r))
-                    plan = far.plan(p, refine=True)
-                    noref = far.schedule(p, refine=False).makespan
+                    noref, plan = _refined_pair(p, setting)
                     pref.append((noref / plan.makespan - 1) * 100)
                     moves.append(_stat(plan.stats, "moves"))
                     swaps.append(_stat(plan.stats, "swaps"))
@@ -322,7 +430,8 @@ def _pairs(reps: int, seed: int, table: int, sc: str, tm: str, n: int, gen: Gene
         yield gen.workload([n, n], [0.0, 0.0], sc, tm, cell_seed(seed, table, sc, tm, n, r))
 
 
-def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator()) -> tuple[dict, dict]:
+def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator(),
+            setting: Setting = Setting()) -> tuple[dict, dict]:
     """Tables 7 and 8 from the same concatenations: ``{cfg: [p_rev, p_ms] * 3}``, ``{cfg: [moves, swaps] * 3}``."""
     from heuristics import far
 
@@ -333,9 +442,10 @@ def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Gener
             for n in N_T6:
                 prev, pms, moves, swaps = [], [], [], []
                 for w in _pairs(reps, seed, 7, sc, tm, n, gen):
-                    triv = far.schedule(w, method="trivial").makespan
-                    rev = far.schedule(w, method="reversed").makespan
-                    plan = far.plan(w, method="move_swap")
+                    w = setting.workload(w)
+                    triv = far.schedule(w, method="trivial", ties=setting.ties).makespan
+                    rev = far.schedule(w, method="reversed", ties=setting.ties).makespan
+                    plan = far.plan(w, method="move_swap", ties=setting.ties)
                     prev.append((triv / rev - 1) * 100)
                     pms.append((triv / plan.makespan - 1) * 100)
                     moves.append(_stat(plan.stats, "concat_moves", "moves"))
@@ -347,7 +457,8 @@ def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Gener
     return t7, t8
 
 
-def table9(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator()) -> dict:
+def table9(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator(),
+           setting: Setting = Setting()) -> dict:
     """``{scaling: [p_multi for n in N_T4]}`` for ``reps + 1`` WideTimes batches."""
     from bounds import mig as mig_bounds
     from heuristics import far
@@ -358,8 +469,8 @@ def table9(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Genera
         for sc in SCALINGS:
             row = []
             for n in N_T4:
-                w = gen.workload([n] * k, [0.0] * k, sc, "WideTimes", cell_seed(seed, 9, sc, n))
-                row.append((far.schedule(w).makespan / mig_bounds.area_bound(w) - 1) * 100)
+                w = setting.workload(gen.workload([n] * k, [0.0] * k, sc, "WideTimes", cell_seed(seed, 9, sc, n)))
+                row.append((far.schedule(w, ties=setting.ties).makespan / mig_bounds.area_bound(w) - 1) * 100)
                 bar.update(1)
             out[sc] = row
     return out
@@ -459,37 +570,104 @@ def format_table5(res: dict, reps: int, markdown: bool = False) -> str:
     return "\n".join(out)
 
 
-def format_table6(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("p_ref %", "moves", "swaps")]
-    rows = [[f"{sc}, {tm}"] + [_cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[6][(sc, tm)])]
+def _grid(caption: str, header: list[str], rows: list[list[Any]], markdown: bool, notes: Sequence[str] = ()) -> str:
+    return "\n".join([caption] + ([""] if markdown else []) + [_md(header, rows)] + list(notes))
+
+
+def _setting_note(setting: Setting) -> str:
+    return "" if setting == Setting() else f"; setting: {setting.label()}"
+
+
+def _pair_cells(res: dict, table: int, markdown: bool) -> list[list[Any]]:
+    cell = _md_cell if markdown else _cell
+    return [[f"{sc}, {tm}"] + [cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[table][(sc, tm)])]
             for sc, tm in CONFIGS6]
-    return "\n".join([f"Table 6: refinement, A100, {reps} reps; ours (paper, difference)", _md(header, rows)])
 
 
-def format_table7(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("p_rev %", "p_move/swap %")]
-    rows = [[f"{sc}, {tm}"] + [_cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[7][(sc, tm)])]
-            for sc, tm in CONFIGS6]
-    return "\n".join([f"Table 7: concatenation of two FAR batches (both released at 0), A100, {reps} pairs; "
-                      "ours (paper, difference)", _md(header, rows)])
+def format_table6(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6
+                                                            for h in ("p_ref %", "moves", "swaps")]
+    caption = (f"Table 6, refinement: p_ref %, moves, swaps, {reps} instances per cell, ours (paper)"
+               if markdown else f"Table 6: refinement, A100, {reps} reps; ours (paper, difference)")
+    return _grid(caption + _setting_note(setting), header, _pair_cells(res, 6, markdown), markdown)
 
 
-def format_table8(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("moves", "swaps")]
-    rows = [[f"{sc}, {tm}"] + [_cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[8][(sc, tm)])]
-            for sc, tm in CONFIGS6]
-    return "\n".join([f"Table 8: moves/swaps of the move/swap concatenation, A100, {reps} pairs; "
-                      "ours (paper, difference)", _md(header, rows)])
+def _release_words(setting: Setting) -> str:
+    return {"zero": "both released at 0", "half": "the second released at half the first's FAR makespan",
+            "end": "the second released at the first's FAR makespan",
+            "gap": f"the second released at {setting.gap:g} x the first's area bound"}[setting.release]
 
 
-def format_table9(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"n={n}" for n in N_T4]
-    rows = [[sc] + [_cell(o, p) for o, p in zip(res[sc], PAPER[9][sc])] for sc in SCALINGS]
-    return "\n".join([f"Table 9: p_multi-batch %, A100, WideTimes, {reps + 1} batches all released at 0 "
-                      "(the paper: 1001); ours (paper, difference)", _md(header, rows),
-                      "With every batch available, omega_multi <= sum of the batch makespans, so p_multi-batch "
-                      "stays near the single-batch rho - 1 of Table 4; the paper's 82-95 % needs idle time "
-                      "between batches (release times it does not state)."])
+def format_table7(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6
+                                                            for h in ("p_rev %", "p_move/swap %")]
+    what = f"concatenation of two FAR batches ({_release_words(setting)})"
+    caption = (f"Table 7, {what}, {reps} pairs, ours (paper)" if markdown else
+               f"Table 7: {what}, A100, {reps} pairs; ours (paper, difference)")
+    return _grid(caption + _setting_note(setting), header, _pair_cells(res, 7, markdown), markdown)
+
+
+def format_table8(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("moves", "swaps")]
+    caption = (f"Table 8, moves/swaps of the move/swap concatenation ({_release_words(setting)}), {reps} pairs, "
+               "ours (paper)" if markdown else
+               f"Table 8: moves/swaps of the move/swap concatenation, A100, {reps} pairs; ours (paper, difference)")
+    return _grid(caption + _setting_note(setting), header, _pair_cells(res, 8, markdown), markdown)
+
+
+def format_table9(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    cell = _md_cell if markdown else _cell
+    header = ["" if markdown else "Task configuration"] + [f"n={n}" for n in N_T4]
+    rows = [[sc] + [cell(o, p) for o, p in zip(res[sc], PAPER[9][sc])] for sc in SCALINGS]
+    rel = {"zero": "all released at 0", "half": "each released at half the previous batches' FAR makespans",
+           "end": "each released when the previous ones would end back to back (sum of FAR makespans)",
+           "gap": f"each released at {setting.gap:g} x the previous batches' area bounds"}[setting.release]
+    caption = (f"Table 9, p_multi-batch %, WideTimes, {reps + 1} batches {rel} (the paper: 1001), ours (paper)"
+               if markdown else
+               f"Table 9: p_multi-batch %, A100, WideTimes, {reps + 1} batches {rel} (the paper: 1001); "
+               "ours (paper, difference)")
+    notes = [] if markdown or setting.release != "zero" else [
+        "With every batch available, omega_multi <= sum of the batch makespans, so p_multi-batch stays near the "
+        "single-batch rho - 1 of Table 4; the paper's 82-95 % needs idle time between batches (release times "
+        "it does not state)."]
+    return _grid(caption + _setting_note(setting), header, rows, markdown, notes)
+
+
+def distance(table: str, res: Any) -> dict[str, float]:
+    """Mean and largest absolute difference to the paper, and the mean paper value, over a table's cells.
+
+    ``table`` is ``"6"``, ``"7"``, ``"8"`` or ``"9"``; ``res`` that table's result.
+
+    Examples
+    --------
+    >>> d = distance("9", {sc: list(PAPER[9][sc]) for sc in SCALINGS})
+    >>> d["mad"], d["max"]
+    (0.0, 0.0)
+    """
+    keys = SCALINGS if table == "9" else CONFIGS6
+    pairs = [(o, p) for k in keys for o, p in zip(res[k], PAPER[int(table)][k])]
+    diffs = [abs(o - p) for o, p in pairs if o is not None and not math.isnan(o)]
+    return {"mad": _mean(diffs), "max": max(diffs, default=float("nan")),
+            "paper": _mean([abs(p) for _, p in pairs])}
+
+
+def format_candidates(found: dict[str, list[tuple[Setting, Any]]], reps: int, markdown: bool = False) -> str:
+    """Per table and candidate setting: mean / largest |ours - paper| and whether the setting reproduces it.
+
+    A setting reproduces a table when its mean absolute difference is at most a
+    tenth of the table's mean paper value.
+    """
+    rows = []
+    for table, runs in found.items():
+        for setting, res in runs:
+            d = distance(table, res)
+            ok = d["mad"] <= 0.1 * d["paper"]
+            rows.append([table, setting.label(), common.fmt(d["mad"], ".2f"), common.fmt(d["max"], ".2f"),
+                         common.fmt(d["paper"], ".2f"), "yes" if ok else "no"])
+    caption = (f"Tables 6-9 under every candidate setting, {reps} instances per cell: mean and largest |ours - paper| "
+               "over the table's cells; 'reproduces' = mean difference <= a tenth of the mean paper value")
+    return _grid(caption, ["table", "setting", "mean abs diff", "max abs diff", "mean paper", "reproduces"], rows,
+                 markdown)
 
 
 TABLES = (4, 5, 6, 7, 8, 9)
@@ -518,10 +696,25 @@ def _parser() -> common.Parser:
     p.add_argument("--p-sup", type=common.fraction, default=DEFAULT_P_SUP,
                    help="share of memory-bound tasks per class, which the presets leave open "
                         "(Figure 11's value; 0 reproduces Table 4)")
+    p.add_argument("--setting", type=_setting_arg, default=Setting(),
+                   help="the reading of Tables 6-9: comma list of key=value, keys ties (ours|reference), "
+                        "refined (winner|every), release (zero|half|end|gap), gap (a factor)")
+    p.add_argument("--candidates", action="store_true",
+                   help="run Tables 6-9 (those chosen) under every candidate setting and print how far each is "
+                        "from the paper")
     ex.add_arguments(p)
     common.add_markdown(p)
     common.add_quiet(p)
     return p
+
+
+def _setting_arg(text: str) -> Setting:
+    import argparse
+
+    try:
+        return Setting.parse(text)
+    except (ValueError, TypeError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -531,8 +724,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen = Generator(a.gpu, a.p_sup)
     methods = tuple(a.methods) if a.methods else _registry()
     tables = set(a.tables)
-    plain = dict(reps=a.reps, seed=a.seed, gen=gen)
+    plain = dict(reps=a.reps, seed=a.seed, gen=gen, setting=a.setting)
     plan: list[tuple[str, list[tuple]]] = []
+    if a.candidates:
+        return _main_candidates(a, executor, gen, tables)
     if 4 in tables:
         plan.append(("4", _tasks4(a.reps, a.seed, a.opt_reps, a.time_limit, a.backend, gen, methods, a.opt_n,
                                   a.workers)))
@@ -561,16 +756,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         blocks.append(format_table4(_assemble4(*got["4"]), a.reps, a.time_limit, md, a.backend, a.opt_n))
     if "5" in got:
         blocks.append(format_table5(_assemble5(*got["5"]), a.reps, md))
+    st = a.setting
     if "6" in got:
-        blocks.append(format_table6(got["6"][1][0], a.reps))
+        blocks.append(format_table6(got["6"][1][0], a.reps, md, st))
     if "78" in got:
         t7, t8 = got["78"][1][0]
         if 7 in tables:
-            blocks.append(format_table7(t7, a.reps))
+            blocks.append(format_table7(t7, a.reps, md, st))
         if 8 in tables:
-            blocks.append(format_table8(t8, a.reps))
+            blocks.append(format_table8(t8, a.reps, md, st))
     if "9" in got:
-        blocks.append(format_table9(got["9"][1][0], a.reps))
+        blocks.append(format_table9(got["9"][1][0], a.reps, md, st))
     if a.gpu != "A100":  # the titles name the paper's GPU; say which one ours ran on
         blocks = [b.replace(", A100,", f", {a.gpu} (the paper's figures: A100),", 1) for b in blocks]
         if md:
@@ -578,6 +774,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n\n".join(blocks))
     if not md:
         print(f"\n({a.gpu}, p_sup {a.p_sup}, seed {a.seed}; {time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _main_candidates(a: Any, executor: Executor, gen: Generator, tables: set[int]) -> int:
+    """``--candidates``: every candidate setting of the chosen tables among 6-9, then the distance summary."""
+    keys = [k for k, ts in (("6", {6}), ("78", {7, 8}), ("9", {9})) if ts & tables]
+    tasks = [("whole", k, dict(reps=a.reps, seed=a.seed, gen=gen, setting=st)) for k in keys for st in CANDIDATES[k]]
+    try:
+        results = executor.map(_run_task, tasks, quiet=a.quiet, desc="candidates", unit="table")
+    except ex.ExecutorError as exc:
+        _parser().error(str(exc))
+    found: dict[str, list[tuple[Setting, Any]]] = {}
+    for (_, k, kw), res in zip(tasks, results):
+        if k == "78":
+            if 7 in tables:
+                found.setdefault("7", []).append((kw["setting"], res[0]))
+            if 8 in tables:
+                found.setdefault("8", []).append((kw["setting"], res[1]))
+        else:
+            found.setdefault(k, []).append((kw["setting"], res))
+    print(format_candidates(found, a.reps, a.markdown))
     return 0
 
 

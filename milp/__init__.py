@@ -38,6 +38,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...], str]] = {
 _registered: dict[type, tuple[str, Callable[..., Result]]] = {}
 
 
+@opt.known_options
 def register(problem_type: type, family: str, solve: Callable[..., Result]) -> None:
     """Make :func:`solve_optimal` solve ``problem_type`` with ``solve`` (for a family of your own).
 
@@ -62,6 +63,7 @@ def _lookup(problem: Any) -> tuple[str, Callable[..., Result]]:
                     f"({', '.join(FAMILIES)}); see milp.register")
 
 
+@opt.known_options
 def family_of(problem: Any) -> str:
     """Name of the problem's family (``"mig"``, ``"hetero"``, ...).
 
