@@ -85,7 +85,7 @@ def _parser() -> common.Parser:
     p.add_argument("--reconfiguration", action="store_true",
                    help="model create/destroy operations (default: off, a GPU with zero create/destroy times)")
     p.add_argument("--no-relaxation", action="store_true",
-                   help="skip the relaxation R (full model only; default: R first)")
+                   help="solve the full model only, without the relaxation R first (default: R first)")
     p.add_argument("--gpu", type=_gpu, default="A100", help=f"GPU model, from {', '.join(gpus.names())}")
     p.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS), help="scaling preset")
     p.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS), help="time preset")

@@ -230,9 +230,10 @@ def _workers(text: str) -> int:
 
 
 def _parser() -> common.Parser:
-    names = "; ".join(f"{k} = {v}" for k, v in LABELS.items())
+    names = "\n".join(f"  {k:<8} {v}, {'with' if ROWS[k][1] else 'without'} reconfiguration"
+                      for k, v in LABELS.items())
     p = common.Parser(prog="python -m benchmarks.milp_speed", description=common.description(__doc__),
-                      epilog=f"Rows (NAME: 0 without, 1 with reconfiguration): {names}.")
+                      epilog=f"rows (NAME):\n{names}")
     p.add_argument("--rows", type=_row_spec, nargs="+", metavar="NAME:N", default=None,
                    help=f"rows to time, NAME from {', '.join(ROWS)} (default: cpsat0:12 cpsat1:8 highs0:6; "
                         "--full: cpsat0:12 cpsat1:12 highs0:8)")
@@ -253,7 +254,7 @@ def _parser() -> common.Parser:
     p.add_argument("--gap-n", type=common.positive_int, nargs="*", metavar="N", default=None,
                    help=f"median gap at these n (default: none; --full: {' '.join(map(str, GAP_NS))})")
     p.add_argument("--gap-rows", type=_row_name, nargs="+", metavar="NAME", default=["cpsat1", "highs1"],
-                   help=f"rows of the --gap-n table, NAME from {', '.join(ROWS)}")
+                   help=f"rows of the --gap-n table, NAME from {', '.join(ROWS)} (default: cpsat1 highs1)")
     p.add_argument("--ratios", type=common.positive_int, nargs="*", metavar="N", default=None,
                    help="FAR/OPT and OPT/LB for these n (default: none; --full: 6..12)")
     ex.add_arguments(p)
