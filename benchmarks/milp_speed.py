@@ -295,7 +295,7 @@ def _frontier_lines(sweeps: dict[str, list[dict]], gap_table: dict[tuple[str, in
         last = sweeps[row][-1]
         beyond = f" (n = {last['n']}: {last['proven']}/{last['count']}, median gap {_pct(last['median_gap'])})" \
             if math.isinf(last["median"]) else " (sweep maximum reached)"
-        return ("none" if n is None else str(n)) + beyond
+        return (f"< {sweeps[row][0]['n']}" if n is None else str(n)) + beyond
 
     def gap(row: str, n: int) -> str:
         s = gap_table.get((row, n))
