@@ -62,7 +62,8 @@ from benchmarks.executor import Executor
 from instances import mig
 from instances.mig_generator import DEFAULT_P_SUP
 
-__all__ = ["PAPER", "TABLES", "Generator", "FarOpt", "cell_seed", "table4", "table5", "table6", "table78", "table9", "main"]
+__all__ = ["PAPER", "TABLES", "Generator", "FarOpt", "cell_seed", "table4", "table5", "table6", "table78", "table9",
+           "main"]
 
 SCALINGS = ("PoorScaling", "MixedScaling", "GoodScaling")
 TIMES = ("NarrowTimes", "WideTimes")
