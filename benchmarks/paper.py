@@ -11,7 +11,12 @@ as ``ours (paper, ours - paper)``, or as the README's ``ours (paper)`` with
   ``--opt-n`` tasks (default 10) solved exactly (``milp.solve_optimal`` with
   reconfiguration), with every method of ``heuristics.mig.METHODS``, the
   optimum and the bounds as ratios to proven optima (the unproven instances
-  only bracket them).
+  only bracket them). And for every n of the table, FAR / OPT as a proven
+  interval: ``--far-opt-reps`` instances of each cell solved by
+  ``milp.solve_optimal(p, backend="cpsat", reconfiguration=True,
+  time_limit=--far-opt-time-limit)``; ``[mean FAR / best found, mean FAR /
+  proven bound]`` brackets the mean FAR / OPT (equal ends when every instance
+  is proven), with the number of instances proven.
 * Table 5 (Sec. 6.5): ``sigma_A = omega_A / omega_FAR`` for every method of
   ``heuristics.mig.METHODS`` but FAR (the paper: MISO-opt, FixPart(1,...,1),
   FixPartBest, FixPart(7)); n = 15. A method added to the registry gets its
@@ -40,11 +45,13 @@ Examples
 --------
 ::
 
-    python -m benchmarks.paper                  # all tables, --reps 20
+    python -m benchmarks.paper                  # all tables, --reps 20 (FAR / OPT: 18 solves of <= 60 s)
+    python -m benchmarks.paper --far-opt-reps 0 # the same without the FAR / OPT interval: a few seconds
     python -m benchmarks.paper --tables 4 5 --reps 1000 --markdown
     python -m benchmarks.paper --tables 4 --opt-reps 10 --executor dask --scheduler tcp://host:8786
     python -m benchmarks.paper --tables 6 7 8 9 --setting ties=reference,refined=every,release=end
     python -m benchmarks.paper --tables 6 7 8 9 --candidates --reps 50 --markdown
+    python -m benchmarks.paper --tables 4 --far-opt-reps 5 --far-opt-time-limit 60 --markdown
 """
 
 from __future__ import annotations
@@ -62,8 +69,8 @@ from benchmarks.executor import Executor
 from instances import mig
 from instances.mig_generator import DEFAULT_P_SUP
 
-__all__ = ["PAPER", "TABLES", "Generator", "Setting", "CANDIDATES", "cell_seed", "table4", "table5", "table6",
-           "table78", "table9", "main"]
+__all__ = ["PAPER", "TABLES", "Generator", "Setting", "CANDIDATES", "FarOpt", "cell_seed", "table4", "table5",
+           "table6", "table78", "table9", "main"]
 
 SCALINGS = ("PoorScaling", "MixedScaling", "GoodScaling")
 TIMES = ("NarrowTimes", "WideTimes")
@@ -247,6 +254,40 @@ CANDIDATES: dict[str, list[Setting]] = {
 }
 
 
+@dataclass(frozen=True)
+class FarOpt:
+    """Table 4's FAR / OPT interval column: which cells, how many instances, how long per solve.
+
+    Parameters
+    ----------
+    reps
+        Instances per cell solved exactly (the first ``reps`` of the cell's
+        rho instances); ``0`` skips the column.
+    time_limit
+        Seconds per ``milp.solve_optimal(..., backend="cpsat",
+        reconfiguration=True)`` call.
+    ns
+        The n of the cells (Table 4's by default); small n make a quick run.
+    workers
+        CP-SAT workers per solve (``None``: the solver's own).
+
+    Examples
+    --------
+    >>> FarOpt(reps=1, time_limit=5, ns=(4,)).tasks(Generator(), 0)[0][:4]
+    ('interval', Generator(gpu='A100', p_sup=0.5), 'PoorScaling', 4)
+    """
+
+    reps: int = 1
+    time_limit: float = 60.0
+    ns: tuple[int, ...] = N_T4
+    workers: int | None = None
+
+    def tasks(self, gen: Generator, seed: int) -> list[tuple]:
+        """One task per solve: ``("interval", gen, scaling, n, r, seed, time_limit, workers)``."""
+        return [("interval", gen, sc, n, r, seed, self.time_limit, self.workers)
+                for sc in SCALINGS for n in self.ns for r in range(self.reps)]
+
+
 # Every table is a list of independent tasks (a cell, one exact solve, or a whole table for the
 # tables computed in one piece), run by an Executor, which returns results in task order: the
 # figures are the same for every executor and every --jobs.
@@ -278,6 +319,35 @@ def _opt_instance(gen: Generator, sc: str, n: int, r: int, seed: int, methods: t
     return {"index": r, "rows": [{"instance": r, **row} for row in rows]}
 
 
+def _interval_instance(gen: Generator, sc: str, n: int, r: int, seed: int, time_limit: float,
+                       workers: int | None) -> dict:
+    """FAR's makespan and the exact solve's best found and proven bound on one Table 4 instance."""
+    from milp import solve_optimal
+
+    p = gen.batch(n, sc, "WideTimes", cell_seed(seed, 4, sc, n, r))
+    far = _far()(p).makespan
+    try:
+        res = solve_optimal(p, backend="cpsat", reconfiguration=True, time_limit=time_limit, workers=workers)
+    except Exception as exc:  # counted and shown under the table, never dropped
+        return {"far": far, "error": " ".join(f"{type(exc).__name__}: {exc}".split())[:200]}
+    return {"far": far, "best": res.objective, "bound": res.lower_bound, "proven": res.proven,
+            "runtime": res.runtime}
+
+
+def _interval_cell(runs: list[dict]) -> dict:
+    """``low``/``high``: mean FAR / best found and mean FAR / proven bound over the solved instances.
+
+    Per instance FAR / best <= FAR / OPT <= FAR / bound, so the means bracket
+    the mean FAR / OPT; a run without a positive bound leaves ``high`` open.
+    """
+    ok = [r for r in runs if "error" not in r and r.get("best")]
+    highs = [r["far"] / r["bound"] if r.get("bound") and r["bound"] > 0 else math.inf for r in ok]
+    return {"low": _mean([r["far"] / r["best"] for r in ok]) if ok else float("nan"),
+            "high": (math.fsum(highs) / len(highs)) if highs else float("nan"),
+            "proven": sum(bool(r["proven"]) for r in ok), "count": len(runs), "failed": len(runs) - len(ok),
+            "error": next((r["error"] for r in runs if "error" in r), None)}
+
+
 def _sigma_cell(gen: Generator, sc: str, tm: str, reps: int, seed: int, methods: tuple[str, ...]) -> dict:
     """``{column: [sigma or an error string per rep]}`` for one Table 5 configuration."""
     from heuristics import far_baselines as fb
@@ -306,14 +376,17 @@ def _whole_table(name: str, kwargs: dict):
 
 def _run_task(task: tuple):
     kind, *args = task
-    return {"rho": _rho_cell, "opt": _opt_instance, "sigma": _sigma_cell, "whole": _whole_table}[kind](*args)
+    return {"rho": _rho_cell, "opt": _opt_instance, "interval": _interval_instance, "sigma": _sigma_cell,
+            "whole": _whole_table}[kind](*args)
 
 
 def _tasks4(reps: int, seed: int, opt_reps: int, time_limit: float, backend: str, gen: Generator,
-            methods: tuple[str, ...] | None, opt_n: int, workers: int | None) -> list[tuple]:
+            methods: tuple[str, ...] | None, opt_n: int, workers: int | None,
+            far_opt: FarOpt | None = None) -> list[tuple]:
     tasks: list[tuple] = [("rho", gen, sc, n, reps, seed) for sc in SCALINGS for n in N_T4]
     tasks += [("opt", gen, sc, opt_n, r, seed, methods, backend, time_limit, workers)
               for sc in SCALINGS for r in range(opt_reps)]
+    tasks += far_opt.tasks(gen, seed) if far_opt is not None else []
     return tasks
 
 
@@ -322,19 +395,24 @@ def _assemble4(tasks: list[tuple], results: list) -> dict:
 
     out: dict = {sc: [] for sc in SCALINGS}
     runs: dict[str, list] = {}
+    solves: dict[tuple[str, int], list] = {}
     for task, res in zip(tasks, results):
         if task[0] == "rho":
             out[task[2]].append(_mean(res))
+        elif task[0] == "interval":
+            solves.setdefault((task[2], task[3]), []).append(res)
         else:
             runs.setdefault(task[2], []).append(res)
     out["opt"] = {sc: summarise(rs) for sc, rs in runs.items()}
+    out["interval"] = {key: _interval_cell(rs) for key, rs in solves.items()}
     return out
 
 
 def table4(reps: int, seed: int = 0, opt_reps: int = 0, time_limit: float = 20.0, backend: str = "cpsat",
            quiet: bool = True, gen: Generator = Generator(), executor: Executor | None = None,
-           methods: Sequence[str] | None = None, opt_n: int = 10, workers: int | None = None) -> dict:
-    """Table 4 and the exact column the paper could not have.
+           methods: Sequence[str] | None = None, opt_n: int = 10, workers: int | None = None,
+           far_opt: FarOpt | None = None) -> dict:
+    """Table 4 and the exact columns the paper could not have.
 
     Returns
     -------
@@ -343,10 +421,20 @@ def table4(reps: int, seed: int = 0, opt_reps: int = 0, time_limit: float = 20.0
         benchmarks.compare.summarise rows}`` for ``opt_reps`` instances of
         ``opt_n`` tasks solved exactly: every method of
         :data:`heuristics.mig.METHODS` (or ``methods``), the optimum and the
-        bounds, as ratios to proven optima (brackets for the unproven ones).
+        bounds, as ratios to proven optima (brackets for the unproven ones);
+        ``"interval"``: ``{(scaling, n): {"low", "high", "proven", "count",
+        "failed", "error"}}``, FAR / OPT bracketed by the CP-SAT solves of
+        ``far_opt`` (none when it is ``None``).
+
+    Examples
+    --------
+    >>> t = table4(1, far_opt=FarOpt(reps=1, time_limit=20, ns=(3,), workers=1))
+    >>> cell = t["interval"][("PoorScaling", 3)]
+    >>> cell["proven"], cell["low"] >= 1, abs(cell["high"] - cell["low"]) < 1e-5  # proven: the ends meet
+    (1, True, True)
     """
     methods = tuple(methods) if methods is not None else _registry()
-    tasks = _tasks4(reps, seed, opt_reps, time_limit, backend, gen, methods, opt_n, workers)
+    tasks = _tasks4(reps, seed, opt_reps, time_limit, backend, gen, methods, opt_n, workers, far_opt)
     results = (executor or Executor()).map(_run_task, tasks, quiet=quiet, desc="Table 4", unit="task")
     return _assemble4(tasks, results)
 
@@ -523,8 +611,39 @@ def _opt_block(res: dict, time_limit: float, backend: str, opt_n: int) -> list[s
     return out
 
 
+def _interval_text(c: dict) -> str:
+    """``[low, high] proven/count``, or the single value when both ends agree to the digits shown."""
+    if c["count"] == c["failed"]:
+        return f"- (failed {c['failed']}/{c['count']})"
+    low, high = common.fmt(c["low"]), ("open" if math.isinf(c["high"]) else common.fmt(c["high"]))
+    text = low if low == high else f"[{low}, {high}]"
+    text += f" {c['proven']}/{c['count']} proven"
+    return text + (f" (failed {c['failed']})" if c["failed"] else "")
+
+
+def _interval_block(res: dict, far_opt: FarOpt | None) -> list[str]:
+    cells = res.get("interval") or {}
+    if not cells:
+        return []
+    ns = sorted({n for _, n in cells})
+    limit = f"{far_opt.time_limit:g} s" if far_opt else "the time limit"
+    workers = f", {far_opt.workers} worker{'s' if far_opt.workers != 1 else ''}" if far_opt and far_opt.workers \
+        else ""
+    count = max(c["count"] for c in cells.values())
+    first = "the first instance" if count == 1 else f"the first {count} instances"
+    caption = (f"FAR / OPT, proven interval [mean FAR / best found, mean FAR / proven bound] over {first} of "
+               f"each cell (WideTimes), CP-SAT with reconfiguration, {limit} per "
+               f"solve{workers}; one value where both ends agree:")
+    header = ["config"] + [f"n={ns[0]}"] + [str(n) for n in ns[1:]]
+    rows = [[sc] + [_interval_text(cells[(sc, n)]) if (sc, n) in cells else "-" for n in ns] for sc in SCALINGS]
+    out = ["", caption, "", common.markdown_table(header, rows)]
+    out += [f"{sc}, n={n}: failed {c['failed']}/{c['count']}, first: {c['error']}"
+            for (sc, n), c in sorted(cells.items()) if c["failed"]]
+    return out
+
+
 def format_table4(res: dict, reps: int, time_limit: float, markdown: bool = False, backend: str = "cpsat",
-                  opt_n: int = 10) -> str:
+                  opt_n: int = 10, far_opt: FarOpt | None = None) -> str:
     if markdown:  # the README's form: ours (paper), three decimals for ours
         header = ["config"] + [f"n={N_T4[0]}"] + [str(n) for n in N_T4[1:]]
         rows = [[sc] + [_md_cell(o, p, ".3f") for o, p in zip(res[sc], PAPER[4][sc])] for sc in SCALINGS]
@@ -538,6 +657,7 @@ def format_table4(res: dict, reps: int, time_limit: float, markdown: bool = Fals
     if res.get("opt"):
         block = _opt_block(res, time_limit, backend, opt_n)
         out += block if not markdown else [block[0], block[1], ""] + block[2:]
+    out += _interval_block(res, far_opt)
     return "\n".join(out)
 
 
@@ -687,8 +807,17 @@ def _parser() -> common.Parser:
                    help="Table 4's exact column: instances solved exactly per configuration (0 skips)")
     p.add_argument("--opt-n", type=common.positive_int, default=10,
                    help="Table 4's exact column: tasks per instance")
-    p.add_argument("--time-limit", type=common.positive_float, default=20.0, help="seconds per exact solve")
-    p.add_argument("--backend", default="cpsat", choices=("cpsat", "highs"), help="exact solver")
+    p.add_argument("--time-limit", type=common.positive_float, default=20.0,
+                   help="seconds per exact solve of Table 4's n = --opt-n column")
+    p.add_argument("--far-opt-reps", type=common.nonnegative_int, default=FarOpt.reps,
+                   help="Table 4's FAR / OPT interval: instances per cell solved by CP-SAT with reconfiguration "
+                        "(0 skips; a solve takes up to --far-opt-time-limit)")
+    p.add_argument("--far-opt-time-limit", type=common.positive_float, default=FarOpt.time_limit,
+                   help="seconds per solve of the FAR / OPT interval")
+    p.add_argument("--far-opt-n", type=common.positive_int, nargs="+", default=list(FarOpt.ns), metavar="N",
+                   help="the n of the FAR / OPT interval (small n: a quick run)")
+    p.add_argument("--backend", default="cpsat", choices=("cpsat", "highs"),
+                   help="exact solver of the --opt-n column (the FAR / OPT interval is always CP-SAT)")
     p.add_argument("--workers", type=common.positive_int, default=None,
                    help="solver threads per exact solve (default: the solver's own)")
     p.add_argument("--gpu", default="A100", choices=("A30", "A100", "H100"),
@@ -725,12 +854,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     methods = tuple(a.methods) if a.methods else _registry()
     tables = set(a.tables)
     plain = dict(reps=a.reps, seed=a.seed, gen=gen, setting=a.setting)
+    far_opt = FarOpt(a.far_opt_reps, a.far_opt_time_limit, tuple(dict.fromkeys(a.far_opt_n)), a.workers) \
+        if a.far_opt_reps else None
+    plain = dict(reps=a.reps, seed=a.seed, gen=gen)
     plan: list[tuple[str, list[tuple]]] = []
     if a.candidates:
         return _main_candidates(a, executor, gen, tables)
     if 4 in tables:
         plan.append(("4", _tasks4(a.reps, a.seed, a.opt_reps, a.time_limit, a.backend, gen, methods, a.opt_n,
-                                  a.workers)))
+                                  a.workers, far_opt)))
     if 5 in tables:
         plan.append(("5", _tasks5(a.reps, a.seed, gen, methods)))
     if 6 in tables:
@@ -753,7 +885,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     md = a.markdown
     blocks = []
     if "4" in got:
-        blocks.append(format_table4(_assemble4(*got["4"]), a.reps, a.time_limit, md, a.backend, a.opt_n))
+        blocks.append(format_table4(_assemble4(*got["4"]), a.reps, a.time_limit, md, a.backend, a.opt_n, far_opt))
     if "5" in got:
         blocks.append(format_table5(_assemble5(*got["5"]), a.reps, md))
     st = a.setting

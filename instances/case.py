@@ -1,4 +1,4 @@
-"""CASE on MIG: isolated and non-isolated jobs on fixed MIG partitions (seed 001).
+"""CASE on MIG: isolated and non-isolated jobs on fixed MIG partitions (CASE paper).
 
 Implements the problem data of Porter, Chen and Pande, *Compiler-Assisted
 Scheduling for Multi-Instance GPUs* (GPGPU'22):
@@ -576,7 +576,7 @@ def _parse_ratio(ratio: str | tuple[int, int]) -> tuple[int, int]:
 def generate(config_name: str | Config = "A", ratio: str | tuple[int, int] = "1:1", n: int | None = None, *,
              small: bool = False, seed: int = 0, slowdown: Slowdown | None = None,
              match: str = "class") -> Workload:
-    """A random batch following Sec. 3.1-3.3 of the seed.
+    """A random batch following Sec. 3.1-3.3 of the CASE paper.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """MIG-capable GPU models: slices, placements, repartitioning trees, reconfiguration times.
 
-Implements seed 000 (FAR, JPDC 2025) Sections 1.2 and 2.1: Figure 1 (valid
+Implements the FAR paper's Sections 1.2 and 2.1: Figure 1 (valid
 partitions), Figure 4 (repartitioning trees) and Table 1 (create / destroy
 times). A *placement* is an instance profile at a start slice. It computes on
 ``size`` slices and *occupies* ``slices`` (the slices no other instance may use

@@ -1,4 +1,4 @@
-"""Contention-aware real-time GPU partitioning (seed 004, Zahaf et al.).
+"""Contention-aware real-time GPU partitioning (partitioning paper: Zahaf et al.).
 
 A GPU has ``M`` streaming multiprocessors (SMs). Periodic (sporadic) kernels,
 the *tasks*, are allocated to *partitions*: disjoint sets of SMs. Every job of
@@ -80,7 +80,7 @@ _REL = 1e-9  # relative tolerance of every "<=" between float times
 
 
 class RealtimeError(InstanceError):
-    """Invalid real-time partitioning data (seed 004)."""
+    """Invalid real-time partitioning data."""
 
 
 # --------------------------------------------------------------------------- data

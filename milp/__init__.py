@@ -91,8 +91,8 @@ def solve_optimal(problem: Any, backend: str = "cpsat", **options: Any) -> Resul
     **options
         Passed to the family's solver. Every family takes ``time_limit``
         (seconds, ``None`` for none; model building counts, the one-time
-        import of Pyomo by the first ``"highs"`` solve of a process, about
-        1-2 s, does not) and ``workers``;
+        import of the solver library by the first solve of a process does
+        not: about 0.5 s for OR-Tools, 1-2 s for Pyomo) and ``workers``;
         MIG also ``reconfiguration``, ``hint`` and ``lower_bound``. Bad values
         raise :class:`~instances.errors.OptionError`.
 

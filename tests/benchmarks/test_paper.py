@@ -7,7 +7,8 @@ import pytest
 from benchmarks import paper
 from heuristics import mig as mig_heuristics
 
-TINY = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1", "--quiet"]
+TINY = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1", "--quiet",
+        "--far-opt-reps", "1", "--far-opt-n", "3", "--far-opt-time-limit", "10"]
 
 
 def test_paper_runs_on_tiny_reps(capsys):
