@@ -19,9 +19,9 @@ from instances import realtime as rt
 from instances.errors import OptionError
 
 MODULES = ["heuristics.far", "heuristics.far_baselines", "heuristics.far_batch", "heuristics.far_multibatch",
-           "heuristics.far_refine", "heuristics.far_tree", "heuristics.mig", "heuristics.hetero",
-           "heuristics.pairing", "heuristics.realtime", "heuristics.case", "bounds.mig", "milp", "milp.mig",
-           "milp.mig_cpsat", "milp.mig_pyomo", "milp.pairing", "milp.realtime", "milp.case", "milp.hetero"]
+           "heuristics.far_refine", "heuristics.far_tree", "heuristics.mig", "heuristics.mig_search",
+           "heuristics.hetero", "heuristics.pairing", "heuristics.realtime", "heuristics.case", "bounds.mig", "milp",
+           "milp.mig", "milp.mig_cpsat", "milp.mig_pyomo", "milp.pairing", "milp.realtime", "milp.case", "milp.hetero"]
 
 
 def _public_functions():
@@ -70,7 +70,7 @@ def _problems():
 
 
 def _calls(p):
-    from heuristics import far, far_batch, far_multibatch
+    from heuristics import far, far_batch, far_multibatch, mig_search
     import milp
     from milp import case as milp_case, hetero as milp_hetero, mig as milp_mig, pairing as milp_pairing
     from milp import realtime as milp_realtime
@@ -81,6 +81,10 @@ def _calls(p):
         "heuristics.far.schedule": [lambda: far.schedule(p["mig"], refine=False, refin=1),
                                     lambda: far.schedule(p["workload"], refine=False, refin=1)],
         "heuristics.far_batch.plan": [lambda: far_batch.plan(p["mig"], refine=False, refin=1)],
+        "heuristics.mig_search.plan": [lambda: mig_search.plan(p["mig"], seed=1, refin=1),
+                                       lambda: mig_search.plan(p["workload"], refin=1)],
+        "heuristics.mig_search.schedule": [lambda: mig_search.schedule(p["mig"], evaluations=10, refin=1),
+                                           lambda: mig_search.schedule(p["workload"], refin=1)],
         "heuristics.far_batch.schedule_allocation": [
             lambda: far_batch.schedule_allocation(p["mig"], {t.name: 1 for t in p["mig"].tasks}, refin=1)],
         "heuristics.far_multibatch.plan_workload": [lambda: far_multibatch.plan_workload(p["workload"], refin=1)],
