@@ -169,9 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--n", type=common.positive_int, nargs="+", default=None,
                    help=f"task counts (default: {' '.join(map(str, DEFAULT_N))}; with --ties "
                         f"{' '.join(map(str, TIES_N))})")
-    p.add_argument("--gpu", default="A100", choices=("A30", "A100", "H100"))
-    p.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS))
-    p.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS))
+    p.add_argument("--gpu", default="A100", choices=("A30", "A100", "H100"), help="GPU model (default: A100)")
+    p.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS),
+                   help="scaling preset of the generated tasks (default: MixedScaling)")
+    p.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS),
+                   help="time preset of the generated tasks (default: WideTimes)")
     p.add_argument("--seeds", type=common.positive_int, default=3, help="instances per n (n <= 1000)")
     p.add_argument("--repeats", type=common.positive_int, default=3, help="runs per instance (n <= 1000)")
     p.add_argument("--near", type=common.nonnegative_int, default=10_000,

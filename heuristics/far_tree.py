@@ -279,6 +279,7 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
 # left at the root by a pop sinks to a leaf (preferring the right child unless the left
 # one is strictly smaller) before the last element is sifted up into it.
 
+@known_options
 def std_heap_push(heap: list, item: tuple) -> None:
     """``std::priority_queue::push`` on a list of ``(key, ...)`` tuples compared by ``key`` only.
 
@@ -305,6 +306,7 @@ def std_heap_push(heap: list, item: tuple) -> None:
     heap[hole] = item
 
 
+@known_options
 def std_heap_pop(heap: list) -> tuple:
     """``top()`` then ``pop()`` of ``std::priority_queue`` (see :func:`std_heap_push`)."""
     top = heap[0]
