@@ -47,12 +47,12 @@ from instances import mig
 from instances.errors import SolverError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
-from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions
+from instances.mig_retime import Session, TimedPlan, canonical, plan_from_runs, retime_order, retime_sessions
 from instances.options import Deadline
 from milp import cpsat
 from milp.result import TOLERANCE, Result
 
-__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "MAX_UNITS"]
+__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans", "MAX_UNITS"]
 
 ProblemLike = Union[Problem, Workload]
 
@@ -303,11 +303,38 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
                     used[p.key()] = m.new_bool_var(f"used{p.name}")
                     for lit in lits:
                         m.add_implication(lit, used[p.key()])
+            # the GPU starts empty and creates run one at a time: all of slice
+            # k's sessions lie after the create of its first session, at a_k
+            create = {}
+            for key, u in used.items():
+                c = m.new_int_var(0, horizon, f"c{key}")
+                create[key] = (c, m.new_optional_fixed_size_interval_var(c, tc[key[0]], u, f"create{key}"))
+            m.add_no_overlap([iv for _, iv in create.values()])
             for k in range(S):
                 over = [gpu.placement(*key) for key in used if k in gpu.placement(*key).slices]
                 load[k] += [(tc[q.size] + td[q.size]) * used[q.key()] for q in over]
-                r0k = r0 - max(td[q.size] for q in over) if over else r0
+                if over:
+                    # the last session on slice k is the only one that may stay undestroyed
+                    last = [m.new_bool_var(f"last{k}_{q.name}") for q in over]
+                    m.add_at_most_one(last)
+                    for q, f in zip(over, last):
+                        m.add_implication(f, used[q.key()])
+                    for q in over:  # a slice no used placement covers has no sessions
+                        m.add_bool_or(last).only_enforce_if(used[q.key()])
+                    load[k] += [-td[q.size] * f for q, f in zip(over, last)]
+                r0k = r0
                 m.add(r0k + sum(load[k]) <= makespan)
+                if over:
+                    a = m.new_int_var(0, horizon, f"a{k}")
+                    first = [m.new_bool_var(f"first{k}_{q.name}") for q in over]
+                    m.add_at_most_one(first)
+                    for q, f in zip(over, first):
+                        c = create[q.key()][0]
+                        m.add_implication(f, used[q.key()])
+                        m.add(a == c).only_enforce_if(f)
+                        m.add(a <= c).only_enforce_if(used[q.key()])
+                        m.add_bool_or(first).only_enforce_if(used[q.key()])
+                    m.add(a + r0k + sum(load[k]) <= makespan)
             shortest = min(scale.dur(min(t.times.values())) for t in tasks)
             m.add(sum(tc[key[0]] * u for key, u in used.items()) + shortest <= makespan)
         else:
@@ -521,8 +548,9 @@ def _checked(problem: ProblemLike, plan: TimedPlan | mig.Schedule) -> mig.Schedu
 
 
 def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
-                      info) -> int:
-    """The assignment relaxation's proven bound in model units (``lb_units`` when it has none)."""
+                      info) -> tuple[int, dict[str, Placement] | None]:
+    """The assignment relaxation's proven bound in model units (``lb_units`` when it has none) and the
+    assignment of its best solution (``None`` when it found none)."""
     built = _build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
                    dominance=False, relaxation=True)
     remaining = deadline.remaining()
@@ -533,9 +561,45 @@ def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, w
         bound = run.solver.best_objective_bound
     info["relaxation"] = {"status": run.status, "bound": None if bound is None else scale.bound(bound),
                           **{k: v for k, v in run.stats.items() if k == "wall_time"}}
+    assignment = None
+    if run.has_solution:
+        gpu = problem.gpu
+        assignment = {problem.tasks[i].name: gpu.placement(*key) for (i, key), lit in built.x.items()
+                      if run.boolean(lit)}
     if bound is None or not math.isfinite(bound):
-        return lb_units
-    return max(lb_units, int(math.floor(bound + 1e-9)))
+        return lb_units, assignment
+    return max(lb_units, int(math.floor(bound + 1e-9))), assignment
+
+
+def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
+               deadline: Deadline | None = None) -> mig.Schedule:
+    """The best session schedule of a fixed assignment built along the placement tree.
+
+    One session per used placement; on every root-to-leaf path the sessions
+    run top-down (ancestors first, as :func:`tree_schedule`) or bottom-up
+    (its mirror image, so the widest session is the one never destroyed),
+    grouped into sessions and re-timed with the operations on the channel,
+    whose order is then improved by swapping neighbours
+    (:func:`milp.mig_pyomo_plan.improve_channel`). Single batch, one release.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
+    >>> g = p.gpu
+    >>> s = tree_plans(p, {"a": g.placement(2, 0), "b": g.placement(2, 2)})
+    >>> mig.check(p, s), round(s.makespan, 2)
+    ([], 2.74)
+    """
+    from milp.mig_pyomo_plan import improve_channel
+
+    free = problem.without_reconfiguration()
+    down = tree_schedule(free, assignment)
+    end = down.makespan
+    up = [mig.ScheduledTask(r.task, r.placement, end - r.end, end - r.start) for r in down.tasks]
+    plans = [plan_from_runs(problem, down.tasks), plan_from_runs(problem, up)]
+    plans = [improve_channel(problem, pl, passes=8, deadline=deadline) for pl in plans]
+    return min(plans, key=lambda pl: pl.makespan).schedule
 
 
 def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Schedule, hint: mig.Schedule | None,
@@ -597,9 +661,19 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
         lb_units = scale.units(lb)
         if use_relaxation and not deadline.expired():
             use_relaxation = False  # its bound (in seconds) carries over to finer re-solves
-            lb_units = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed,
-                                         symmetry, info)
+            lb_units, assignment = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time,
+                                                     workers, seed, symmetry, info)
             lb = max(lb, scale.bound(lb_units))
+            if assignment is not None:
+                # the relaxation's assignment, sequenced along the tree: often meets its bound
+                tree = _checked(problem, tree_plans(problem, assignment, deadline))
+                info["relaxation"]["tree_makespan"] = tree.makespan
+                if tree.makespan < best.makespan:
+                    best = tree
+                    horizon = math.floor(best.makespan * R + scale.excess) + 1
+            if best.makespan - lb <= TOLERANCE * best.makespan:
+                info["skipped_session_model"] = True
+                break
         built = _build(problem, scale, lb_units, horizon, laminar=laminar, symmetry=symmetry and not fix_assignment,
                        redundant=redundant, dominance=dominance and not fix_assignment)
         if hint is not None:
@@ -634,6 +708,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             R = finer
             continue
         break
-    info.update(resolution=R, runs=runs_info, model_objective=runs_info[-1]["model_objective"])
+    info.update(resolution=R, runs=runs_info,
+                model_objective=runs_info[-1]["model_objective"] if runs_info else None)
     return Result.from_bounds(best.makespan, lb, schedule=best, runtime=deadline.elapsed(), backend="cpsat",
                               info=info)
