@@ -52,7 +52,7 @@ from instances.options import Deadline
 from milp import cpsat
 from milp.result import TOLERANCE, Result
 
-__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans", "MAX_UNITS"]
+__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans", "relaxation_bound", "MAX_UNITS"]
 
 ProblemLike = Union[Problem, Workload]
 
@@ -548,13 +548,13 @@ def _checked(problem: ProblemLike, plan: TimedPlan | mig.Schedule) -> mig.Schedu
 
 
 def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
-                      info) -> tuple[int, dict[str, Placement] | None]:
+                      info, share: float = 1 / 3) -> tuple[int, dict[str, Placement] | None]:
     """The assignment relaxation's proven bound in model units (``lb_units`` when it has none) and the
     assignment of its best solution (``None`` when it found none)."""
     built = _build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
                    dominance=False, relaxation=True)
     remaining = deadline.remaining()
-    limit = relax_time if remaining is None else min(relax_time, remaining / 3)
+    limit = relax_time if remaining is None else min(relax_time, remaining * share)
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed)
     bound = run.bound
     if bound is None and run.solver is not None:
@@ -569,6 +569,41 @@ def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, w
     if bound is None or not math.isfinite(bound):
         return lb_units, assignment
     return max(lb_units, int(math.floor(bound + 1e-9))), assignment
+
+
+def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | None = None,
+                     seed: int = 0) -> float:
+    """The assignment relaxation's proven lower bound (seconds), valid for the float data.
+
+    The relaxation of the session model that :func:`solve_cpsat` solves first
+    (``docs/models/mig_cpsat.md``, "Assignment relaxation"): slice loads of
+    the tasks plus the create and destroy of every used placement covering
+    the slice (the last session on the slice may stay), all after the first
+    create on the slice, with the creates one at a time on the channel.
+    Single batch with reconfiguration, all releases 0; at least
+    :func:`bounds.mig.lower_bound`.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> from bounds import mig as mig_bounds
+    >>> p = mig.generate(n=6, gpu="A100", seed=1)
+    >>> relaxation_bound(p, time_limit=10) >= mig_bounds.lower_bound(p)
+    True
+    """
+    if not problem.gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
+        raise ValueError("the assignment relaxation is for one batch with reconfiguration and no release times")
+    from milp.mig_pyomo_plan import best_plan
+
+    deadline = Deadline(time_limit)
+    lb = mig_bounds.lower_bound(problem)
+    upper = best_plan(problem, deadline=deadline).makespan
+    R = choose_resolution(problem, lb, upper)
+    scale = Scale.of(problem, R)
+    horizon = math.floor(upper * R + scale.excess) + 1
+    units, _ = _relaxation_bound(problem, scale, scale.units(lb), horizon, deadline, math.inf, workers, seed,
+                                 True, {}, share=1.0)
+    return max(lb, scale.bound(units))
 
 
 def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
