@@ -112,7 +112,7 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     for name, value in (parameters or {}).items():
         if isinstance(value, (list, tuple)):
             field = getattr(solver.parameters, name)
-            del field[:]
+            field.clear()
             field.extend(value)
         else:
             setattr(solver.parameters, name, value)
