@@ -799,14 +799,17 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
         lb_units = scale.units(lb)
         if use_relaxation and not deadline.expired():
             use_relaxation = False  # its bound (in seconds) carries over to finer re-solves
-            own = improve_assignment(problem, {st.task: st.placement for st in best.tasks}, deadline)
+            own = {st.task: st.placement for st in (hint if fix_assignment else best).tasks}
+            if not fix_assignment:
+                own = improve_assignment(problem, own, deadline)
             lb_units, assignment = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time,
                                                      workers, seed, symmetry, info, share=relax_share)
             lb = max(lb, scale.bound(lb_units))
             # the relaxation's assignment and the incumbent's, improved by local search and
             # sequenced along the tree: often meets the relaxation's bound
-            starts = [own] if assignment is None else [assignment, improve_assignment(problem, assignment,
-                                                                                      deadline), own]
+            # with fix_assignment only the given assignment may be used (the relaxation's bound stays valid)
+            starts = [own] if assignment is None or fix_assignment else \
+                [assignment, improve_assignment(problem, assignment, deadline), own]
             for a in starts:
                 tree = _checked(problem, tree_plans(problem, a, deadline))
                 info["relaxation"].setdefault("tree_makespans", []).append(tree.makespan)
