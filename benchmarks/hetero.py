@@ -15,11 +15,11 @@ Examples
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 
+from benchmarks import common
 from instances import hetero
 from heuristics import hetero as heur
 from milp import solve_optimal
@@ -28,10 +28,10 @@ METHODS = ("fifo", "greedy", "sagreedy", "ils")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.hetero", description=__doc__.split("\n\n")[0])
+    parser = common.Parser(prog="python -m benchmarks.hetero", description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", default="8,9,10,11,12", help="task counts, comma-separated")
     parser.add_argument("--seeds", type=int, default=5, help="instances per n (seeds 0..k-1)")
-    parser.add_argument("--gpus", default="T4,V100,A100-80GB", help="GPU models of the cluster")
+    parser.add_argument("--gpus", default="T4,V100,A100-80GB", help=f"GPU models of the cluster, comma-separated, from {', '.join(hetero.GPU_MODELS)}")
     parser.add_argument("--tightness", type=float, default=0.6, help="tardiness factor TF in [0, 1]")
     parser.add_argument("--rdd", type=float, default=0.6, help="relative range of due dates in (0, 1]")
     parser.add_argument("--time-limit", type=float, default=60.0, help="CP-SAT limit per instance (s)")

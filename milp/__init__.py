@@ -38,6 +38,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...], str]] = {
 _registered: dict[type, tuple[str, Callable[..., Result]]] = {}
 
 
+@opt.known_options
 def register(problem_type: type, family: str, solve: Callable[..., Result]) -> None:
     """Make :func:`solve_optimal` solve ``problem_type`` with ``solve`` (for a family of your own).
 
@@ -62,6 +63,7 @@ def _lookup(problem: Any) -> tuple[str, Callable[..., Result]]:
                     f"({', '.join(FAMILIES)}); see milp.register")
 
 
+@opt.known_options
 def family_of(problem: Any) -> str:
     """Name of the problem's family (``"mig"``, ``"hetero"``, ...).
 
@@ -88,7 +90,9 @@ def solve_optimal(problem: Any, backend: str = "cpsat", **options: Any) -> Resul
         HiGHS); a family may offer more (see its ``milp.<family>.solve``).
     **options
         Passed to the family's solver. Every family takes ``time_limit``
-        (seconds, ``None`` for none; model building counts) and ``workers``;
+        (seconds, ``None`` for none; model building counts, the one-time
+        import of the solver library by the first solve of a process does
+        not: about 0.5 s for OR-Tools, 1-2 s for Pyomo) and ``workers``;
         MIG also ``reconfiguration``, ``hint`` and ``lower_bound``. Bad values
         raise :class:`~instances.errors.OptionError`.
 
