@@ -576,6 +576,7 @@ def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, w
     return max(lb_units, int(math.floor(bound + 1e-9))), assignment
 
 
+@known_options
 def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | None = None,
                      seed: int = 0) -> float:
     """The assignment relaxation's proven lower bound (seconds), valid for the float data.
@@ -611,6 +612,7 @@ def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | 
     return max(lb, scale.bound(units))
 
 
+@known_options
 def improve_assignment(problem: Problem, assignment: dict[str, Placement],
                        deadline: Deadline | None = None, max_passes: int = 20) -> dict[str, Placement]:
     """Local search on an assignment: move one task or swap two while the relaxed makespan drops.
@@ -698,6 +700,7 @@ def improve_assignment(problem: Problem, assignment: dict[str, Placement],
     return {nm: places[j] for nm, j in cur.items()}
 
 
+@known_options
 def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
                deadline: Deadline | None = None) -> mig.Schedule:
     """The best session schedule of a fixed assignment built along the placement tree.
