@@ -97,7 +97,8 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     log
         Print CP-SAT's search log.
     parameters
-        Further ``SatParameters`` fields, e.g. ``{"symmetry_level": 0}``.
+        Further ``SatParameters`` fields, e.g. ``{"symmetry_level": 0}``; a
+        list sets a repeated field, e.g. ``{"subsolvers": ["max_lp", "core"]}``.
     """
     limit = time_limit.remaining() if isinstance(time_limit, Deadline) else time_limit
     if limit is not None and limit <= 0:
@@ -109,7 +110,12 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     if limit is not None:
         solver.parameters.max_time_in_seconds = float(limit)
     for name, value in (parameters or {}).items():
-        setattr(solver.parameters, name, value)
+        if isinstance(value, (list, tuple)):
+            field = getattr(solver.parameters, name)
+            field.clear()
+            field.extend(value)
+        else:
+            setattr(solver.parameters, name, value)
     code = solver.solve(model)
     if code == cp_model.MODEL_INVALID:
         raise SolverError(f"CP-SAT rejected the model as invalid: {model.validate()}")

@@ -42,7 +42,7 @@ __all__ = ["solve", "CPSAT_OPTIONS", "PYOMO_OPTIONS"]
 
 #: Options only the CP-SAT backend takes (see :func:`milp.mig_cpsat.solve_cpsat`).
 CPSAT_OPTIONS = ("resolution", "symmetry", "redundant", "dominance", "model", "relax", "relax_time",
-                 "fix_assignment", "log", "seed")
+                 "relax_share", "fix_assignment", "log", "seed")
 #: Options only the Pyomo backends take (see :func:`milp.mig_pyomo.solve_pyomo`).
 PYOMO_OPTIONS = ("relaxation", "log")
 
@@ -71,6 +71,10 @@ def _backend_options(backend: str, options: dict[str, Any]) -> dict[str, Any]:
             out[name] = opt.time_limit(value, name)
             if out[name] is None:
                 raise OptionError("must be a positive number of seconds, got None", field=name)
+        elif name == "relax_share":
+            out[name] = _number(value, name, positive=True)
+            if out[name] > 1:
+                raise OptionError(f"must be a share of the time left in (0, 1], got {value!r}", field=name)
         elif name == "model":
             opt.choice(value, ("auto", "laminar", "intervals"), name)
         elif name == "seed":
@@ -139,7 +143,7 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
         A bound on the optimum in seconds, valid for the problem solved.
     **options
         Backend options: CP-SAT ``resolution``, ``symmetry``, ``redundant``,
-        ``dominance``, ``model``, ``relax``, ``relax_time``,
+        ``dominance``, ``model``, ``relax``, ``relax_time``, ``relax_share``,
         ``fix_assignment``, ``log``, ``seed``; Pyomo ``relaxation``, ``log``.
 
     Returns

@@ -52,7 +52,7 @@ from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.result import TOLERANCE, Result
 
-__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "MAX_UNITS"]
+__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans", "improve_assignment", "relaxation_bound", "MAX_UNITS"]
 
 ProblemLike = Union[Problem, Workload]
 
@@ -306,11 +306,38 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
                     used[p.key()] = m.new_bool_var(f"used{p.name}")
                     for lit in lits:
                         m.add_implication(lit, used[p.key()])
+            # the GPU starts empty and creates run one at a time: all of slice
+            # k's sessions lie after the create of its first session, at a_k
+            create = {}
+            for key, u in used.items():
+                c = m.new_int_var(0, horizon, f"c{key}")
+                create[key] = (c, m.new_optional_fixed_size_interval_var(c, tc[key[0]], u, f"create{key}"))
+            m.add_no_overlap([iv for _, iv in create.values()])
             for k in range(S):
                 over = [gpu.placement(*key) for key in used if k in gpu.placement(*key).slices]
                 load[k] += [(tc[q.size] + td[q.size]) * used[q.key()] for q in over]
-                r0k = r0 - max(td[q.size] for q in over) if over else r0
+                if over:
+                    # the last session on slice k is the only one that may stay undestroyed
+                    last = [m.new_bool_var(f"last{k}_{q.name}") for q in over]
+                    m.add_at_most_one(last)
+                    for q, f in zip(over, last):
+                        m.add_implication(f, used[q.key()])
+                    for q in over:  # a slice no used placement covers has no sessions
+                        m.add_bool_or(last).only_enforce_if(used[q.key()])
+                    load[k] += [-td[q.size] * f for q, f in zip(over, last)]
+                r0k = r0
                 m.add(r0k + sum(load[k]) <= makespan)
+                if over:
+                    a = m.new_int_var(0, horizon, f"a{k}")
+                    first = [m.new_bool_var(f"first{k}_{q.name}") for q in over]
+                    m.add_at_most_one(first)
+                    for q, f in zip(over, first):
+                        c = create[q.key()][0]
+                        m.add_implication(f, used[q.key()])
+                        m.add(a == c).only_enforce_if(f)
+                        m.add(a <= c).only_enforce_if(used[q.key()])
+                        m.add_bool_or(first).only_enforce_if(used[q.key()])
+                    m.add(a + r0k + sum(load[k]) <= makespan)
             shortest = min(scale.dur(min(t.times.values())) for t in tasks)
             m.add(sum(tc[key[0]] * u for key, u in used.items()) + shortest <= makespan)
         else:
@@ -524,28 +551,205 @@ def _checked(problem: ProblemLike, plan: TimedPlan | mig.Schedule) -> mig.Schedu
 
 
 def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
-                      info) -> int:
-    """The assignment relaxation's proven bound in model units (``lb_units`` when it has none)."""
+                      info, share: float = 1 / 3) -> tuple[int, dict[str, Placement] | None]:
+    """The assignment relaxation's proven bound in model units (``lb_units`` when it has none) and the
+    assignment of its best solution (``None`` when it found none)."""
     built = _build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
                    dominance=False, relaxation=True)
     remaining = deadline.remaining()
-    limit = relax_time if remaining is None else min(relax_time, remaining / 3)
+    limit = relax_time if remaining is None else min(relax_time, remaining * share)
+    # neither a hint (the incumbent's assignment) nor the subsolvers default_lp + max_lp paid in the
+    # full solve at n = 20 and 35 (worse tree plans on 4 of 4 instances), so CP-SAT's defaults stay
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed)
     bound = run.bound
     if bound is None and run.solver is not None:
         bound = run.solver.best_objective_bound
     info["relaxation"] = {"status": run.status, "bound": None if bound is None else scale.bound(bound),
                           **{k: v for k, v in run.stats.items() if k == "wall_time"}}
+    assignment = None
+    if run.has_solution:
+        gpu = problem.gpu
+        assignment = {problem.tasks[i].name: gpu.placement(*key) for (i, key), lit in built.x.items()
+                      if run.boolean(lit)}
     if bound is None or not math.isfinite(bound):
-        return lb_units
-    return max(lb_units, int(math.floor(bound + 1e-9)))
+        return lb_units, assignment
+    return max(lb_units, int(math.floor(bound + 1e-9))), assignment
+
+
+@known_options
+def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | None = None,
+                     seed: int = 0) -> float:
+    """The assignment relaxation's proven lower bound (seconds), valid for the float data.
+
+    The relaxation of the session model that :func:`solve_cpsat` solves first
+    (``docs/models/mig_cpsat.md``, "Assignment relaxation"): slice loads of
+    the tasks plus the create and destroy of every used placement covering
+    the slice (the last session on the slice may stay), all after the first
+    create on the slice, with the creates one at a time on the channel.
+    Single batch with reconfiguration, all releases 0; at least
+    :func:`bounds.mig.lower_bound`.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> from bounds import mig as mig_bounds
+    >>> p = mig.generate(n=6, gpu="A100", seed=1)
+    >>> relaxation_bound(p, time_limit=10) >= mig_bounds.lower_bound(p)
+    True
+    """
+    if not problem.gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
+        raise ValueError("the assignment relaxation is for one batch with reconfiguration and no release times")
+    from milp.mig_pyomo_plan import best_plan
+
+    deadline = Deadline(time_limit)
+    lb = mig_bounds.lower_bound(problem)
+    upper = best_plan(problem, deadline=deadline).makespan
+    R = choose_resolution(problem, lb, upper)
+    scale = Scale.of(problem, R)
+    horizon = math.floor(upper * R + scale.excess) + 1
+    units, _ = _relaxation_bound(problem, scale, scale.units(lb), horizon, deadline, math.inf, workers, seed,
+                                 True, {}, share=1.0)
+    return max(lb, scale.bound(units))
+
+
+@known_options
+def improve_assignment(problem: Problem, assignment: dict[str, Placement],
+                       deadline: Deadline | None = None, max_passes: int = 20) -> dict[str, Placement]:
+    """Local search on an assignment: move one task or swap two while the relaxed makespan drops.
+
+    The relaxed makespan of an assignment is its largest slice load counting
+    the tasks and the create and destroy of every used placement over the
+    slice, less the largest such destroy (the assignment relaxation's rows
+    without the channel); ties are broken by the sum of squared slice loads,
+    which spreads work off the critical slices. First improvement, until no
+    move or swap helps, after ``max_passes`` passes or when ``deadline`` expires. A heuristic: the schedule built
+    from the result is checked like any other.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task(f"t{i}", {1: 4.0, 2: 2.5, 4: 1.5}) for i in range(4)])
+    >>> leaf = p.gpu.placement(1, 0)
+    >>> better = improve_assignment(p, {t.name: leaf for t in p.tasks})
+    >>> len({q.key() for q in better.values()}) > 1
+    True
+    """
+    gpu = problem.gpu
+    names = [t.name for t in problem.tasks]
+    times = {t.name: t.times for t in problem.tasks}
+    places = list(gpu.placements)
+    pidx = {q.key(): j for j, q in enumerate(places)}
+    over = [[j for j, q in enumerate(places) if k in q.slices] for k in range(gpu.num_slices)]
+    ops = [gpu.create_time[q.size] + gpu.destroy_time[q.size] for q in places]
+    tdj = [gpu.destroy_time[q.size] for q in places]
+    allowed = {nm: [j for j, q in enumerate(places) if q.size in times[nm]] for nm in names}
+    cur = {nm: pidx[assignment[nm].key()] for nm in names}
+    cnt = [0] * len(places)
+    load = [0.0] * len(places)
+    for nm, j in cur.items():
+        cnt[j] += 1
+        load[j] += times[nm][places[j].size]
+
+    def score():
+        worst, sq = 0.0, 0.0
+        for js in over:
+            used = [j for j in js if cnt[j]]
+            value = sum(load[j] + ops[j] for j in used) - max((tdj[j] for j in used), default=0.0)
+            worst = max(worst, value)
+            sq += value * value
+        return worst, sq
+
+    def move(nm, j):
+        old = cur[nm]
+        cnt[old] -= 1
+        load[old] -= times[nm][places[old].size]
+        cnt[j] += 1
+        load[j] += times[nm][places[j].size]
+        cur[nm] = j
+
+    best = score()
+    improved, passes = True, 0
+    while improved and passes < max_passes:
+        improved, passes = False, passes + 1
+        for a, nm in enumerate(names):
+            if deadline is not None and deadline.expired():
+                break
+            for j in allowed[nm]:
+                old = cur[nm]
+                if j == old:
+                    continue
+                move(nm, j)
+                sc = score()
+                if sc < best:
+                    best, improved = sc, True
+                    old = j
+                else:
+                    move(nm, old)
+            for other in names[a + 1:]:
+                i, j = cur[nm], cur[other]
+                if i == j or i not in allowed[other] or j not in allowed[nm]:
+                    continue
+                move(nm, j)
+                move(other, i)
+                sc = score()
+                if sc < best:
+                    best, improved = sc, True
+                else:
+                    move(other, j)
+                    move(nm, i)
+    return {nm: places[j] for nm, j in cur.items()}
+
+
+@known_options
+def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
+               deadline: Deadline | None = None) -> mig.Schedule:
+    """The best session schedule of a fixed assignment built along the placement tree.
+
+    One session per used placement; on every root-to-leaf path the sessions
+    run top-down (ancestors first, as :func:`tree_schedule`) or bottom-up
+    (its mirror image, so the widest session is the one never destroyed),
+    grouped into sessions and re-timed with the operations on the channel,
+    whose order is then improved by swapping neighbours
+    (:func:`milp.mig_pyomo_plan.improve_channel`). Single batch, one release.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
+    >>> g = p.gpu
+    >>> s = tree_plans(p, {"a": g.placement(2, 0), "b": g.placement(2, 2)})
+    >>> mig.check(p, s), round(s.makespan, 2)
+    ([], 2.74)
+    """
+    from milp.mig_pyomo_plan import improve_channel
+
+    gpu = problem.gpu
+    on: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for t in problem.tasks:
+        on[assignment[t.name].key()].append(t.name)
+    work = {key: [problem.task(nm).times[key[0]] for nm in names] for key, names in on.items()}
+    sessions, begin, end = [], [], []
+    for key, names in on.items():
+        p = gpu.placement(*key)
+        before = [d for a in gpu.ancestors(p) for d in work.get(a.key(), [])]
+        sessions.append(Session(p, tuple(names)))
+        # fsum of the same multiset gives a parent's end and its child's start exactly equal,
+        # so ties order the parent's destroy before the child's create
+        begin.append(math.fsum(before))
+        end.append(math.fsum(before + work[key]))
+    top = max(end)
+    plans = [retime_sessions(problem, sessions, begin, end),
+             retime_sessions(problem, sessions, [top - e for e in end], [top - b for b in begin])]
+    plans = [improve_channel(problem, pl, passes=8, deadline=deadline) for pl in plans]
+    return min(plans, key=lambda pl: pl.makespan).schedule
 
 
 @known_options
 def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Schedule, hint: mig.Schedule | None,
                 workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
                 resolution: float | None = None, symmetry: bool = True, redundant: bool = True,
-                dominance: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 20.0,
+                dominance: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 40.0,
+                relax_share: float = 2 / 3,
                 fix_assignment: bool = False, log: bool = False, seed: int = 0) -> Result:
     """Solve a non-empty MIG problem or workload with CP-SAT (called by :func:`milp.mig.solve`).
 
@@ -570,9 +774,10 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
         placements (switch off for experiments; results stay exact).
     model
         ``"auto"``, ``"laminar"`` or ``"intervals"``.
-    relax, relax_time
+    relax, relax_time, relax_share
         With reconfiguration, first solve the assignment relaxation for at
-        most ``relax_time`` s (and a third of the budget) for its bound.
+        most ``relax_time`` s and ``relax_share`` of the time left, for its
+        bound and its assignment.
     fix_assignment
         Fix every task to its placement in ``hint``.
     log, seed
@@ -601,9 +806,26 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
         lb_units = scale.units(lb)
         if use_relaxation and not deadline.expired():
             use_relaxation = False  # its bound (in seconds) carries over to finer re-solves
-            lb_units = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed,
-                                         symmetry, info)
+            own = {st.task: st.placement for st in (hint if fix_assignment else best).tasks}
+            if not fix_assignment:
+                own = improve_assignment(problem, own, deadline)
+            lb_units, assignment = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time,
+                                                     workers, seed, symmetry, info, share=relax_share)
             lb = max(lb, scale.bound(lb_units))
+            # the relaxation's assignment and the incumbent's, improved by local search and
+            # sequenced along the tree: often meets the relaxation's bound
+            # with fix_assignment only the given assignment may be used (the relaxation's bound stays valid)
+            starts = [own] if assignment is None or fix_assignment else \
+                [assignment, improve_assignment(problem, assignment, deadline), own]
+            for a in starts:
+                tree = _checked(problem, tree_plans(problem, a, deadline))
+                info["relaxation"].setdefault("tree_makespans", []).append(tree.makespan)
+                if tree.makespan < best.makespan:
+                    best = tree
+                    horizon = math.floor(best.makespan * R + scale.excess) + 1
+            if best.makespan - lb <= TOLERANCE * best.makespan:
+                info["skipped_session_model"] = True
+                break
         built = _build(problem, scale, lb_units, horizon, laminar=laminar, symmetry=symmetry and not fix_assignment,
                        redundant=redundant, dominance=dominance and not fix_assignment)
         if hint is not None:
@@ -638,6 +860,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             R = finer
             continue
         break
-    info.update(resolution=R, runs=runs_info, model_objective=runs_info[-1]["model_objective"])
+    info.update(resolution=R, runs=runs_info,
+                model_objective=runs_info[-1]["model_objective"] if runs_info else None)
     return Result.from_bounds(best.makespan, lb, schedule=best, runtime=deadline.elapsed(), backend="cpsat",
                               info=info)

@@ -237,7 +237,8 @@ BAD = [
     {"backend": ""}, {"backend": 3}, {"backend": "no_such_solver_xyz"},
 ]
 BAD_CPSAT = [{"resolution": 0}, {"resolution": -1.0}, {"resolution": "fine"}, {"model": "x"},
-             {"relax_time": 0}, {"symmetry": "yes"}, {"seed": -1}, {"relaxation": False}]
+             {"relax_time": 0}, {"relax_share": 0}, {"relax_share": 1.5}, {"relax_share": "half"},
+             {"symmetry": "yes"}, {"seed": -1}, {"relaxation": False}]
 BAD_HIGHS = [{"resolution": 1000}, {"model": "laminar"}, {"relaxation": "no"}]
 
 

@@ -78,11 +78,15 @@ def test_laminar_and_interval_models_agree(gpu, seed):
 def test_symmetry_and_redundant_constraints_do_not_change_the_optimum(gpu, n, reconf):
     p = mig.generate(n=n, gpu=gpu, seed=7)
     if True:
-        a = solve_cpsat(p, reconfiguration=reconf, time_limit=40, workers=2, hint=False)
+        # the relaxation may close the solve before the full model runs (no model objective then)
+        a = solve_cpsat(p, reconfiguration=reconf, time_limit=40, workers=2, hint=False, relax=False)
         b = solve_cpsat(p, reconfiguration=reconf, time_limit=40, workers=2, hint=False, symmetry=False,
                         redundant=False, relax=False)
         assert a.status is Status.OPTIMAL and b.status is Status.OPTIMAL
         assert a.info["model_objective"] == b.info["model_objective"]
+        c = solve_cpsat(p, reconfiguration=reconf, time_limit=40, workers=2, hint=False)
+        assert c.status is Status.OPTIMAL
+        assert abs(c.objective - b.objective) <= 2 * TOLERANCE * b.objective
 
 
 @pytest.mark.parametrize("gpu", ["A30", "A100"])
@@ -282,3 +286,51 @@ def test_sweep_a100_n8_both_modes(preset, seed):
     _check(p, off, False)
     _check(p, on, True)
     assert off.lower_bound <= on.objective + 1e-9
+
+
+# ---------------------------------------------------------------------------
+# the assignment relaxation: a valid bound, and its tree schedules are feasible
+
+_sizes = {"A30": (1, 2, 4), "A100": (1, 2, 3, 4, 7)}
+
+
+@st.composite
+def _small_batches(draw):
+    gpu = draw(st.sampled_from(["A30", "A100"]))
+    n = draw(st.integers(1, 4))
+    # tiny tasks make the operations dominate (unused slices, one session); large ones the loads
+    scale = draw(st.sampled_from([0.01, 1.0, 30.0]))
+    tasks = []
+    for i in range(n):
+        times = sorted(draw(st.lists(st.floats(0.1, 3.0), min_size=len(_sizes[gpu]), max_size=len(_sizes[gpu]))),
+                       reverse=True)
+        tasks.append(mig.Task(f"t{i}", {s: scale * t for s, t in zip(_sizes[gpu], times)}))
+    return mig.Problem(gpu, tasks)
+
+
+@settings(max_examples=12, deadline=None)
+@given(_small_batches())
+def test_relaxation_bound_is_below_the_optimum(p):
+    from milp.mig_cpsat import relaxation_bound
+
+    exact = solve_cpsat(p, time_limit=40, workers=2, hint=False, relax=False)
+    assert exact.status is Status.OPTIMAL
+    assert relaxation_bound(p, time_limit=20, workers=2) <= exact.objective * (1 + 1e-9)
+    full = solve_cpsat(p, time_limit=40, workers=2, hint=False)
+    assert mig.check(p, full.schedule) == []
+    assert abs(full.objective - exact.objective) <= 2 * TOLERANCE * exact.objective
+
+
+def test_tree_plans_are_feasible_for_every_assignment():
+    from milp.mig_cpsat import tree_plans
+
+    p = mig.generate(n=6, gpu="A100", seed=3)
+    g = p.gpu
+    for choice in range(4):
+        assignment = {}
+        for k, t in enumerate(p.tasks):
+            ps = [q for q in g.placements if q.size in t.times]
+            assignment[t.name] = ps[(k * 5 + choice * 3) % len(ps)]
+        s = tree_plans(p, assignment)
+        assert mig.check(p, s) == []
+        assert {r.task: r.placement for r in s.tasks} == assignment
