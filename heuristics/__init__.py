@@ -1,5 +1,16 @@
 """Heuristics: FAR and every baseline and heuristic from the papers the toolkit implements (docs/references.md).
 
-One module per problem family: ``far`` (and its baselines) for MIG, ``hetero``,
-``pairing``, ``realtime``, ``case``.
+One module per problem family, each with a ``METHODS`` registry (display
+name -> method) that the benchmarks build their tables from:
+
+* MIG: ``far`` (FAR, the entry point; its chain ``far_tree`` -> ``far_refine``
+  -> ``far_batch`` -> ``far_multibatch``, and ``far_cli``), ``far_baselines``
+  (MISO-opt, FixPart), ``mig_search`` (local search from FAR), ``mig``
+  (the registry);
+* ``hetero`` (weighted tardiness on heterogeneous GPUs), ``pairing``
+  (co-scheduling pairs), ``realtime`` (real-time partitioning), ``case``
+  (CASE packing).
+
+Heuristics import ``instances`` and ``bounds`` only, never ``milp`` or
+``benchmarks`` (docs/architecture.md).
 """
