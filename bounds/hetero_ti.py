@@ -154,22 +154,37 @@ class Network:
         Time units per vectorised block.
     """
 
-    def __init__(self, p, cost: np.ndarray, rank=None, weights=None, block: int = 24):
-        self.p = np.asarray(p, dtype=np.int64)
-        self.n = n = len(self.p)
-        if n == 0 or (self.p < 1).any():
+    def __init__(self, p, cost: np.ndarray, rank=None, weights=None, block: int = 24,
+                 release=None, horizon: int | None = None, idle: bool = False):
+        p = np.asarray(p, dtype=np.int64)
+        n = len(p)
+        if n == 0 or (p < 1).any():
             raise ValueError("need at least one job and processing times >= 1")
-        self.T = T = int(self.p.sum())
-        self.cost = np.asarray(cost, dtype=float)
-        if self.cost.shape != (T + 1, n):
-            raise ValueError(f"cost must have shape {(T + 1, n)}, got {self.cost.shape}")
+        self.jobs = n                      # real jobs; with idle time, job n is the idle unit
+        self.idle = bool(idle)
+        T = int(p.sum()) if horizon is None else int(horizon)
+        cost = np.asarray(cost, dtype=float)
+        if cost.shape != (T + 1, n):
+            raise ValueError(f"cost must have shape {(T + 1, n)}, got {cost.shape}")
         if rank is None:
             w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-            rank = wspt_rank(self.p, np.maximum(w, 1e-300))
-        self.rank = np.asarray(rank, dtype=np.int64)
-        self.block = max(1, int(block))
+            rank = wspt_rank(p, np.maximum(w, 1e-300))
+        rank = np.asarray(rank, dtype=np.int64)
+        release = np.zeros(n, dtype=np.int64) if release is None else np.asarray(release, dtype=np.int64)
+        if self.idle:
+            # one idle time unit is a pseudo-job of length 1 and cost 0, free of every rule
+            p = np.append(p, 1)
+            idle_cost = np.zeros((T + 1, 1))
+            idle_cost[0] = INF
+            cost = np.hstack([cost, idle_cost])
+            rank = np.append(rank, n)
+            release = np.append(release, 0)
+        self.p, self.cost, self.rank, self.release = p, cost, rank, release
+        self.n = len(p)
+        self.T = T
+        self.block = 1 if self.idle else max(1, int(block))
         t = np.arange(T + 1)[:, None]
-        self.alive = np.isfinite(self.cost) & (t >= self.p[None, :])
+        self.alive = np.isfinite(cost) & (t >= p[None, :] + release[None, :])
         self._build()
 
     # ------------------------------------------------------------------ structure
@@ -199,15 +214,15 @@ class Network:
 
     def _allowed(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         """Arcs ``src -> tgt`` that pass the no-repeat and adjacency tests."""
-        N, n, p, rank = self.N, self.n, self.p, self.rank
+        n, p, rank, jobs = self.n, self.p, self.rank, self.jobs
         flat = self.cost.ravel()
         jobx = np.append(self.node_k, -1)
         j = jobx[src]
         k = self.node_k[tgt]
         t = self.node_t[tgt]
-        start = j < 0
-        ok = start | (j != k)
-        real = np.flatnonzero(~start & ok)
+        free = (j < 0) | (j == jobs) | (k == jobs)      # the start or an idle unit: no rule
+        ok = free | (j != k)
+        real = np.flatnonzero(~free & ok)
         jr, kr, tr = j[real], k[real], t[real]
         pj = p[jr]
         sr_n = (tr - p[kr]) * n
@@ -215,6 +230,8 @@ class Network:
         lhs = flat[sr_n + jr] + flat[t_n + kr]
         rhs = flat[t_n - pj * n + kr] + flat[t_n + jr]
         bad = (lhs > rhs) | ((lhs == rhs) & (rank[jr] > rank[kr]))
+        # the interchange must respect k's arrival: k would start where j started
+        bad &= self.release[kr] <= tr - p[kr] - pj
         ok[real[bad]] = False
         return ok
 
@@ -247,7 +264,8 @@ class Network:
         N = self.N
         self.arc_src, self.arc_tgt = src, tgt
         self.arc_srcjob = np.append(self.node_k, -1)[src]
-        self.arc_tgtjob = self.node_k[tgt]
+        # an idle target never counts as a repeated job
+        self.arc_tgtjob = np.where(self.node_k[tgt] == self.jobs, -5, self.node_k[tgt])
         self.in_ptr = np.searchsorted(tgt, np.arange(N + 1))
         self.by_src = np.argsort(src, kind="stable")
         self.out_ptr = np.searchsorted(src[self.by_src], np.arange(N + 2))
@@ -325,8 +343,11 @@ class Network:
 
     # ------------------------------------------------------------------ passes
     def node_costs(self, mu: np.ndarray) -> np.ndarray:
-        """``cost - mu`` per node."""
-        return self.cost[self.node_t, self.node_k] - np.asarray(mu, dtype=float)[self.node_k]
+        """``cost - mu`` per node (``mu`` over the real jobs)."""
+        mu = np.asarray(mu, dtype=float)
+        if self.idle:
+            mu = np.append(mu, 0.0)
+        return self.cost[self.node_t, self.node_k] - mu[self.node_k]
 
     def forward(self, mu: np.ndarray) -> Forward:
         """Shortest paths from time 0 (2-cycle elimination, see :class:`Forward`)."""
@@ -394,6 +415,7 @@ class Network:
             v = tgt[arcs]
             vj = tjob[arcs]
             ujob = np.where(us == N, -1, self.node_k[np.minimum(us, max(N - 1, 0))])
+            ujob = np.where(ujob == self.jobs, -4, ujob)
             ujr = np.repeat(ujob, cntz)
             for _ in range(sweeps):
                 val = c[v] + np.where(s1[v] == ujr, b2[v], b1[v])
@@ -458,4 +480,462 @@ class Network:
 
     def counts(self, path) -> np.ndarray:
         """How often each job occurs on a path."""
-        return np.bincount(np.array([j for j, _ in path], dtype=np.int64), minlength=self.n)
+        counts = np.bincount(np.array([j for j, _ in path], dtype=np.int64), minlength=self.n)
+        return counts[:self.jobs]
+
+
+# ---------------------------------------------------------------------------
+# multipliers
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Relaxation:
+    """Outcome of :func:`optimize` (all values in the network's cost units).
+
+    ``bound`` is valid for every schedule: the largest ``L(mu)`` seen, capped
+    at ``upper`` once the network was reduced (see the module docstring).
+    ``proved`` means ``bound >= upper``: the schedule of cost ``upper`` is
+    optimal. ``mu`` are the multipliers of the best bound, ``path`` its
+    relaxed path, ``evaluations`` the forward passes made.
+    """
+
+    network: Network
+    mu: np.ndarray
+    bound: float
+    upper: float
+    proved: bool
+    path: list
+    evaluations: int
+    trace: list
+
+
+def initial_multipliers(net: Network, sequence, alpha: float = 0.5) -> np.ndarray:
+    """Multipliers that price each job as in a good schedule: its cost there
+    plus ``alpha`` times the delay its processing time causes to the late jobs
+    after it (the marginal cost of time at its position)."""
+    seq = np.asarray(sequence, dtype=np.int64)
+    comp = np.cumsum(net.p[seq])
+    c = net.cost[comp, seq]
+    late = np.where(c > 0, net.cost[np.minimum(comp + 1, net.T), seq] - c, 0.0)   # slope w_j when late
+    after = np.cumsum(late[::-1])[::-1] - late
+    mu = np.zeros(net.jobs)
+    mu[seq] = c + alpha * net.p[seq] * after
+    return mu
+
+
+def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
+             step: float = 2.0, patience: int = 10, eliminate_every: int = 8, integral: bool = True,
+             mu0: np.ndarray | None = None) -> Relaxation:
+    """Subgradient optimisation of the multipliers, with elimination.
+
+    Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
+    ``sequence``): ``mu += step (upper - L) / |g|^2 g`` with the subgradient
+    ``g_j = 1 - (occurrences of j on the relaxed path)``; ``step`` halves
+    after ``patience`` iterations without a better bound. Every
+    ``eliminate_every`` iterations with progress, arcs whose cheapest path
+    exceeds ``upper - 1/2`` (``integral``: every schedule's cost is an
+    integer) or ``upper`` are removed, which shrinks the later passes. Stops
+    when the bound reaches ``upper``, after ``max_iter`` passes, when the
+    step vanishes, or at ``deadline`` (a ``time.perf_counter`` value).
+    """
+    import time
+
+    n = net.jobs
+    theta = upper - 0.5 if integral else upper
+    if mu0 is not None:
+        mu = np.asarray(mu0, dtype=float).copy()
+    elif sequence is not None:
+        mu = initial_multipliers(net, sequence)
+    else:
+        mu = np.zeros(n)
+    best, best_mu, best_path = -INF, mu.copy(), []
+    reduced = False
+    since = stall = 0
+    trace = []
+    evals = 0
+    lam = float(step)
+    while evals < max_iter:
+        if deadline is not None and time.perf_counter() >= deadline and evals > 0:
+            break
+        fw = net.forward(mu)
+        evals += 1
+        L = fw.bound
+        if not math.isfinite(L):            # no path left: every schedule costs more than theta
+            best, best_mu, best_path = INF, mu.copy(), []
+            break
+        path = net.path(fw)
+        if L > best + 1e-9 * max(1.0, abs(L)):
+            best, best_mu, best_path = L, mu.copy(), path
+            stall = 0
+            since += 1
+        else:
+            stall += 1
+            if stall >= patience:
+                lam *= 0.5
+                stall = 0
+        trace.append(best)
+        if best > theta or lam < 1e-4:
+            break
+        if eliminate_every and (evals == 1 or since >= eliminate_every):
+            since = 0
+            if net.eliminate(mu, theta, fw=fw):
+                reduced = True
+                continue  # re-evaluate the same multipliers on the smaller network
+        g = 1.0 - net.counts(path)
+        gg = float(g @ g)
+        if gg == 0:   # the relaxed path is a schedule: its cost L is optimal
+            break
+        mu = mu + lam * (upper - L) / gg * g
+    bound = best if not reduced else min(best, upper)
+    if reduced and best > theta:
+        bound = upper
+    bound = min(bound, upper) if best > theta else bound
+    return Relaxation(net, best_mu, bound, upper, bound >= upper, best_path, evals, trace)
+
+
+
+
+# ---------------------------------------------------------------------------
+# state-space modifiers (successive sublimation)
+# ---------------------------------------------------------------------------
+
+#: Bits of the modifier set in a label key; at most this many modifier jobs.
+MAX_MODIFIERS = 44
+
+
+@dataclass
+class Labels:
+    """The labels one modifier pass created, sorted by key ``(t n + j) << 44 | S``.
+
+    ``v1``/``j1``: best value and its neighbouring job (predecessor for a
+    forward pass, successor for a backward pass); ``v2``: best value with
+    another neighbour. ``nmod``: how many modifier jobs (a prefix of the
+    search's list) the pass tracked.
+    """
+
+    key: np.ndarray
+    v1: np.ndarray
+    j1: np.ndarray
+    v2: np.ndarray
+    nmod: int
+
+    def lookup(self, keys: np.ndarray, neighbour: np.ndarray) -> np.ndarray:
+        """Value of the label with each key whose neighbour differs from
+        ``neighbour`` (2-cycle rule); ``inf`` where there is none."""
+        if len(self.key) == 0:
+            return np.full(len(keys), INF)
+        i = np.minimum(np.searchsorted(self.key, keys), len(self.key) - 1)
+        hit = self.key[i] == keys
+        val = np.where(self.j1[i] == neighbour, self.v2[i], self.v1[i])
+        return np.where(hit, val, INF)
+
+
+@dataclass
+class ModifierPass:
+    """Outcome of one modifier pass: ``value`` the cheapest relaxed path that
+    survived (``inf``: none, i.e. no schedule costs ``<= threshold``),
+    ``bound`` = value + sum(mu), its ``path``, ``labels`` created, and
+    ``aborted`` when the label limit stopped the pass (nothing is known then)."""
+
+    value: float
+    bound: float
+    path: list
+    labels: int
+    aborted: bool
+
+
+class _Pool:
+    """Growable label arrays."""
+
+    FIELDS = (("S", np.int64, 0), ("v1", float, INF), ("v2", float, INF), ("j1", np.int64, -3),
+              ("ptr1", np.int64, -1), ("ptr2", np.int64, -1), ("node", np.int64, -1))
+
+    def __init__(self, cap: int = 1 << 15):
+        self.cap, self.size = cap, 0
+        for name, dt, fill in self.FIELDS:
+            setattr(self, name, np.full(cap, fill, dtype=dt))
+
+    def reserve(self, extra: int, limit: int) -> bool:
+        if self.size + extra <= self.cap:
+            return True
+        cap = self.cap
+        while self.size + extra > cap:
+            cap *= 2
+        if cap > limit:
+            return False
+        for name, dt, fill in self.FIELDS:
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.full(cap - self.cap, fill, dtype=dt)]))
+        self.cap = cap
+        return True
+
+
+def _group(keys_a: np.ndarray, keys_b: np.ndarray, val: np.ndarray, nb: np.ndarray):
+    """Group candidates by ``(keys_a, keys_b)``; per group the best candidate
+    and the best one whose neighbour job ``nb`` differs from the best's.
+    Returns (order, group starts, position of the second best or -1)."""
+    order = np.lexsort((val, keys_b, keys_a))
+    a, b, nbs = keys_a[order], keys_b[order], nb[order]
+    newg = np.ones(len(a), dtype=bool)
+    newg[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    gstart = np.flatnonzero(newg)
+    gid = np.cumsum(newg) - 1
+    other = nbs != nbs[gstart][gid]
+    pos2 = np.minimum.reduceat(np.where(other, np.arange(len(a)), _BIG), gstart)
+    return order, gstart, np.where(pos2 == _BIG, -1, pos2)
+
+
+class ModifierSearch:
+    """Successive sublimation: forward and backward passes of the relaxation
+    with state-space modifiers, each pruned by the labels of the last pass in
+    the other direction (Tanaka, Fujikuma & Araki 2009, Sec. 5).
+
+    A label ``(node, S)`` records which modifier jobs ``S`` a partial path has
+    done (forward: up to and including the node; backward: strictly after
+    it); modifier jobs occur at most once, and all of them on a full path,
+    so with every job a modifier the relaxation is the problem itself. A
+    label is dropped when its value plus the best compatible label of the
+    other direction (or the modifier-free bound) exceeds the threshold; arcs
+    that carried no surviving label are removed from the network.
+
+    Parameters
+    ----------
+    net
+        The (already reduced) network; it is reduced further in place.
+    mu
+        Multipliers (kept fixed).
+    threshold
+        Only schedules of cost ``<= threshold`` (true units, ``sum(mu)``
+        included) are of interest.
+    """
+
+    def __init__(self, net: Network, mu: np.ndarray, threshold: float):
+        self.net = net
+        self.mu = np.asarray(mu, dtype=float)
+        self.shift = float(np.sum(self.mu))
+        self.limit = threshold - self.shift
+        self.modifiers: list[int] = []
+        self.fl: Labels | None = None
+        self.bl: Labels | None = None
+
+    def add(self, jobs) -> None:
+        """Append modifier jobs (bits are positions in the list, so old labels stay meaningful)."""
+        for j in jobs:
+            j = int(j)
+            if j not in self.modifiers:
+                if len(self.modifiers) >= MAX_MODIFIERS:
+                    raise ValueError(f"at most {MAX_MODIFIERS} modifier jobs")
+                self.modifiers.append(j)
+
+    def _bits(self) -> tuple[np.ndarray, int]:
+        bit = np.zeros(self.net.n, dtype=np.int64)
+        for b, j in enumerate(self.modifiers):
+            bit[j] = np.int64(1) << b
+        return bit, len(self.modifiers)
+
+    def _key(self, t: np.ndarray, k: np.ndarray, S: np.ndarray) -> np.ndarray:
+        return ((t * self.net.n + k) << MAX_MODIFIERS) | S
+
+    # ------------------------------------------------------------------ forward
+    def forward(self, max_labels: int = 2_000_000) -> ModifierPass:
+        net, N, T = self.net, self.net.N, self.net.T
+        bit, m = self._bits()
+        full = np.int64((1 << m) - 1)
+        c = net.node_costs(self.mu)
+        node_k, node_t = net.node_k, net.node_t
+        if self.bl is None:
+            bw = net.backward(self.mu)
+        pool = _Pool()
+        pool.size = 1
+        pool.v1[0] = 0.0
+        pool.j1[0] = -1
+        pool.node[0] = N
+        lo_of = np.zeros(N + 1, dtype=np.int64)
+        hi_of = np.zeros(N + 1, dtype=np.int64)
+        hi_of[N] = 1
+        used = np.zeros(len(net.arc_src), dtype=bool)
+        tp, ptr = net.time_ptr, net.in_ptr
+        for t in range(1, T + 1):
+            v0, v1 = tp[t], tp[t + 1]
+            if v0 == v1:
+                continue
+            a0, a1 = ptr[v0], ptr[v1]
+            src = net.arc_src[a0:a1]
+            cnt = hi_of[src] - lo_of[src]
+            total = int(cnt.sum())
+            if total == 0:
+                continue
+            arc = np.repeat(np.arange(a0, a1), cnt)
+            lab = np.repeat(lo_of[src], cnt) + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+            k = net.arc_tgtjob[arc]
+            v = net.arc_tgt[arc]
+            uj = net.arc_srcjob[arc]
+            S = pool.S[lab]
+            bk = bit[k]
+            val = np.where(pool.j1[lab] == k, pool.v2[lab], pool.v1[lab]) + c[v]
+            S2 = S | bk
+            if self.bl is not None:
+                mb = self.bl.nmod
+                R = ~S2 & np.int64((1 << mb) - 1)
+                rest = self.bl.lookup(self._key(node_t[v], node_k[v], R), uj)
+            else:
+                rest = np.where(bw.s1[v] == uj, bw.b2[v], bw.b1[v])
+            ok = ((S & bk) == 0) & (val + rest <= self.limit)
+            if not ok.any():
+                continue
+            used[arc[ok]] = True
+            v, S2, val, uj, lab = v[ok], S2[ok], val[ok], uj[ok], lab[ok]
+            order, gs, pos2 = _group(v, S2, val, uj)
+            v, S2, val, uj, lab = v[order], S2[order], val[order], uj[order], lab[order]
+            G = len(gs)
+            if not pool.reserve(G, max_labels):
+                return ModifierPass(INF, -INF, [], pool.size, True)
+            sl = slice(pool.size, pool.size + G)
+            has2 = pos2 >= 0
+            p2 = np.where(has2, pos2, 0)
+            pool.S[sl] = S2[gs]
+            pool.v1[sl] = val[gs]
+            pool.j1[sl] = uj[gs]
+            pool.ptr1[sl] = lab[gs]
+            pool.v2[sl] = np.where(has2, val[p2], INF)
+            pool.ptr2[sl] = np.where(has2, lab[p2], -1)
+            pool.node[sl] = v[gs]
+            nodes, first = np.unique(v[gs], return_index=True)
+            lo_of[nodes] = pool.size + first
+            hi_of[nodes] = pool.size + np.append(first[1:], G)
+            pool.size += G
+        size = pool.size
+        keys = self._key(node_t[pool.node[1:size]], node_k[pool.node[1:size]], pool.S[1:size])
+        order = np.argsort(keys, kind="stable")
+        self.fl = Labels(keys[order], pool.v1[1:size][order], pool.j1[1:size][order],
+                         pool.v2[1:size][order], m)
+        # best full path
+        ends = np.arange(1, size)[(node_t[pool.node[1:size]] == T) & (pool.S[1:size] == full)]
+        result = self._finish(pool, ends, node_k, node_t, forward=True)
+        if not used.all():
+            net._set_arcs(net.arc_src[used], net.arc_tgt[used])
+        return result
+
+    # ------------------------------------------------------------------ backward
+    def backward(self, max_labels: int = 2_000_000) -> ModifierPass:
+        net, N, T = self.net, self.net.N, self.net.T
+        bit, m = self._bits()
+        full = np.int64((1 << m) - 1)
+        c = net.node_costs(self.mu)
+        node_k, node_t = net.node_k, net.node_t
+        if self.fl is None:
+            fw = net.forward(self.mu)
+        pool = _Pool()
+        tp = net.time_ptr
+        lo_of = np.zeros(N + 1, dtype=np.int64)
+        hi_of = np.zeros(N + 1, dtype=np.int64)
+        endn = np.arange(tp[T], tp[T + 1])
+        E = len(endn)
+        pool.reserve(E, max_labels + E)
+        pool.size = E
+        pool.v1[:E] = 0.0
+        pool.j1[:E] = -2
+        pool.node[:E] = endn
+        lo_of[endn] = np.arange(E)
+        hi_of[endn] = np.arange(1, E + 1)
+        used = np.zeros(len(net.arc_src), dtype=bool)
+        order_src, optr = net.by_src, net.out_ptr
+        jobx = np.append(node_k, -1)
+        timex = np.append(node_t, 0)
+        for t in list(range(T - 1, 0, -1)) + [0]:
+            if t > 0:
+                u0, u1 = tp[t], tp[t + 1]
+            else:
+                u0, u1 = N, N + 1
+            if u0 == u1:
+                continue
+            arcs = order_src[optr[u0]:optr[u1]]
+            if len(arcs) == 0:
+                continue
+            v = net.arc_tgt[arcs]
+            cnt = hi_of[v] - lo_of[v]
+            total = int(cnt.sum())
+            if total == 0:
+                continue
+            arc = np.repeat(arcs, cnt)
+            lab = np.repeat(lo_of[v], cnt) + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+            v = net.arc_tgt[arc]
+            u = net.arc_src[arc]
+            vj = net.arc_tgtjob[arc]
+            uj = net.arc_srcjob[arc]
+            R = pool.S[lab]
+            bk = bit[vj]
+            val = c[v] + np.where(pool.j1[lab] == uj, pool.v2[lab], pool.v1[lab])
+            R2 = R | bk
+            if t == 0:
+                before = np.zeros(len(u))
+            elif self.fl is not None:
+                mf = self.fl.nmod
+                S = ~R2 & np.int64((1 << mf) - 1)
+                before = self.fl.lookup(self._key(timex[u], jobx[u], S), vj)
+            else:
+                before = np.where(fw.p1[u] == vj, fw.f2[u], fw.f1[u])
+            ok = ((R & bk) == 0) & (val + before <= self.limit)
+            if t == 0:
+                ok &= R2 == full
+            if not ok.any():
+                continue
+            used[arc[ok]] = True
+            u, R2, val, vj, lab = u[ok], R2[ok], val[ok], vj[ok], lab[ok]
+            order, gs, pos2 = _group(u, R2, val, vj)
+            u, R2, val, vj, lab = u[order], R2[order], val[order], vj[order], lab[order]
+            G = len(gs)
+            if not pool.reserve(G, max_labels):
+                return ModifierPass(INF, -INF, [], pool.size, True)
+            sl = slice(pool.size, pool.size + G)
+            has2 = pos2 >= 0
+            p2 = np.where(has2, pos2, 0)
+            pool.S[sl] = R2[gs]
+            pool.v1[sl] = val[gs]
+            pool.j1[sl] = vj[gs]
+            pool.ptr1[sl] = lab[gs]
+            pool.v2[sl] = np.where(has2, val[p2], INF)
+            pool.ptr2[sl] = np.where(has2, lab[p2], -1)
+            pool.node[sl] = u[gs]
+            nodes, first = np.unique(u[gs], return_index=True)
+            lo_of[nodes] = pool.size + first
+            hi_of[nodes] = pool.size + np.append(first[1:], G)
+            pool.size += G
+        size = pool.size
+        real = np.flatnonzero(pool.node[:size] != N)
+        keys = self._key(timex[pool.node[real]], jobx[pool.node[real]], pool.S[real])
+        order = np.argsort(keys, kind="stable")
+        self.bl = Labels(keys[order], pool.v1[real][order], pool.j1[real][order], pool.v2[real][order], m)
+        starts = np.flatnonzero(pool.node[:size] == N)
+        result = self._finish(pool, starts, node_k, node_t, forward=False)
+        if not used.all():
+            net._set_arcs(net.arc_src[used], net.arc_tgt[used])
+        return result
+
+    def _finish(self, pool: _Pool, ends: np.ndarray, node_k, node_t, forward: bool) -> ModifierPass:
+        N = len(node_k)
+        if len(ends) == 0:
+            return ModifierPass(INF, INF, [], pool.size, False)
+        best = int(ends[np.argmin(pool.v1[ends])])
+        value = float(pool.v1[best])
+        path = []
+        lab, which = best, 1
+        if forward:
+            while pool.node[lab] != N:
+                node = int(pool.node[lab])
+                job = int(node_k[node])
+                path.append((job, int(node_t[node])))
+                prev = int(pool.ptr1[lab] if which == 1 else pool.ptr2[lab])
+                which = 1 if pool.j1[prev] != job else 2
+                lab = prev
+            path.reverse()
+        else:
+            ujob = -1
+            while pool.ptr1[lab] >= 0:
+                nxt = int(pool.ptr1[lab] if which == 1 else pool.ptr2[lab])
+                node = int(pool.node[nxt])
+                path.append((int(node_k[node]), int(node_t[node])))
+                which = 1 if pool.j1[nxt] != ujob else 2
+                ujob = int(node_k[node])
+                lab = nxt
+        return ModifierPass(value, value + self.shift, path, pool.size, False)

@@ -373,8 +373,9 @@ def generate(n: int, gpus: Sequence[str] | int = ("T4", "V100", "A100-80GB"), *,
     probs = np.array(MEMORY_PROBS) * (levels <= caps.max())
     mem = rng.choice(levels, size=total, p=probs / probs.sum())
     mem[n:] = 2 * caps.max()
-    gaps = rng.exponential(L.mean() / (load * speeds.sum()), size=total)
-    gaps[0] = 0.0
+    gaps = rng.exponential(L.mean() / (load * speeds.sum()) if total else 1.0, size=total)
+    if total:
+        gaps[0] = 0.0
     arrival = np.floor(np.cumsum(gaps))
     P = L.sum() / (load * speeds.sum())
     u = rng.uniform(P * (1 - tightness - rdd / 2), P * (1 - tightness + rdd / 2), size=total)
