@@ -737,7 +737,11 @@ class ModifierSearch:
         return ((t * self.net.n + k) << MAX_MODIFIERS) | S
 
     # ------------------------------------------------------------------ forward
-    def forward(self, max_labels: int = 2_000_000) -> ModifierPass:
+    def forward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
+        """One forward pass with the current modifier jobs (``aborted`` past
+        ``max_labels`` labels or the ``time.perf_counter`` value ``deadline``)."""
+        import time
+
         net, N, T = self.net, self.net.N, self.net.T
         bit, m = self._bits()
         full = np.int64((1 << m) - 1)
@@ -759,6 +763,8 @@ class ModifierSearch:
             v0, v1 = tp[t], tp[t + 1]
             if v0 == v1:
                 continue
+            if deadline is not None and t % 64 == 0 and time.perf_counter() > deadline:
+                return ModifierPass(INF, -INF, [], pool.size, True)
             a0, a1 = ptr[v0], ptr[v1]
             src = net.arc_src[a0:a1]
             cnt = hi_of[src] - lo_of[src]
@@ -817,7 +823,10 @@ class ModifierSearch:
         return result
 
     # ------------------------------------------------------------------ backward
-    def backward(self, max_labels: int = 2_000_000) -> ModifierPass:
+    def backward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
+        """One backward pass (see :meth:`forward`)."""
+        import time
+
         net, N, T = self.net, self.net.N, self.net.T
         bit, m = self._bits()
         full = np.int64((1 << m) - 1)
@@ -849,6 +858,8 @@ class ModifierSearch:
                 u0, u1 = N, N + 1
             if u0 == u1:
                 continue
+            if deadline is not None and t % 64 == 0 and time.perf_counter() > deadline:
+                return ModifierPass(INF, -INF, [], pool.size, True)
             arcs = order_src[optr[u0]:optr[u1]]
             if len(arcs) == 0:
                 continue
