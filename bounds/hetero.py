@@ -80,6 +80,10 @@ class SingleMachine:
         Whether the grid holds the user's data exactly; then every schedule's
         model cost is exactly its user cost divided by :attr:`cost_unit`.
         Otherwise model costs are never above the user costs (a relaxation).
+    dropped, dropped_cost
+        On an inexact grid, tasks too short for one grid step are left out of
+        the model (the others only finish earlier without them) and priced at
+        their cheapest possible cost, ``dropped_cost`` in user units in total.
     """
 
     tasks: np.ndarray
@@ -91,6 +95,8 @@ class SingleMachine:
     time_unit: float
     weight_unit: float
     exact: bool
+    dropped: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    dropped_cost: float = 0.0
 
     @property
     def n(self) -> int:
@@ -118,7 +124,7 @@ class SingleMachine:
         """Model job sequence of a schedule of the problem (by start time)."""
         pos = {int(t): j for j, t in enumerate(self.tasks)}
         seq = schedule.sequences(problem)[self.gpu]
-        return [pos[i] for i in seq]
+        return [pos[i] for i in seq if i in pos]
 
 
 def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> SingleMachine | None:
@@ -154,12 +160,20 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
     d = problem.deadline[tasks] - start
     w = problem.weight[tasks]
     exact = True
+    dropped = np.zeros(0, dtype=np.int64)
+    dropped_cost = 0.0
     R = _power_of_ten(np.concatenate([p, d]))
     if R is None or np.rint(p * R).sum() > max_horizon:
         exact = False
         R = max_horizon / p.sum()
-        if np.floor(p * R + 1e-9).min() < 1:
+        short = np.floor(p * R + 1e-9) < 1
+        if short.all():
             return None
+        if short.any():
+            # each is at least as late as its own run time; the rest finish no later without them
+            dropped = tasks[short]
+            dropped_cost = float(np.sum(w[short] * np.maximum(0.0, p[short] - d[short])))
+            tasks, p, d, w = tasks[~short], p[~short], d[~short], w[~short]
     if exact:
         P = np.rint(p * R).astype(np.int64)
         D = np.rint(d * R).astype(np.int64)
@@ -175,7 +189,7 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
         W = np.rint(w * Rw).astype(np.int64)
     if (W.astype(float) * (P.sum() + np.abs(D).max())).max(initial=0) > 2 ** 50 / max(1, len(P)):
         return None  # model costs would lose integrality in floating point
-    return SingleMachine(tasks, g, P, W, D, start, 1.0 / R, 1.0 / Rw, exact)
+    return SingleMachine(tasks, g, P, W, D, start, 1.0 / R, 1.0 / Rw, exact, dropped, dropped_cost)
 
 
 def _lagrangian_heuristic(sm: SingleMachine, path) -> list[int]:
@@ -295,11 +309,11 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
     seq, ub = [int(j) for j in seqs[k]], float(costs[k])
     info: dict[str, Any] = {"grid": sm.time_unit, "weight_grid": sm.weight_unit, "exact_grid": sm.exact}
     if ub == 0:
-        return LagrangianBound(0.0, 0.0, 0.0, seq, sm.exact, None, sm, info)
+        return LagrangianBound(sm.dropped_cost, 0.0, 0.0, seq, sm.exact, None, sm, info)
     cand = sm.horizon * sm.n * sm.n // 2
     if cand > MAX_ARCS:
         info["skipped"] = f"network too large ({cand} candidate arcs)"
-        return LagrangianBound(0.0, 0.0, ub, seq, False, None, sm, info)
+        return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
     net = Network(sm.p, sm.costs(), weights=sm.w)
     relax = optimize(net, ub, seq, deadline=deadline, max_iter=max_iter)
     if not relax.proved and upper is None:
@@ -312,7 +326,8 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
     info.update(evaluations=relax.evaluations, nodes=net.N, arcs=len(net.arc_src),
                 seconds=time.perf_counter() - t0)
     proved = sm.exact and model_bound >= ub
-    return LagrangianBound(model_bound * sm.cost_unit, model_bound, ub, seq, proved, relax, sm, info)
+    return LagrangianBound(model_bound * sm.cost_unit + sm.dropped_cost, model_bound, ub, seq, proved,
+                           relax, sm, info)
 
 
 def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,

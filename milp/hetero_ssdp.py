@@ -115,6 +115,15 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         rem = dl.remaining()
         budget = 1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem))
         hint = ils(problem, time_limit=budget, seed=seed)
+    if not sm.exact:
+        # the grid cannot hold the data: no proof is possible, report the bound of the rounded model
+        errors = check(problem, hint)
+        if errors:
+            raise SolverError(f"ssdp: hint fails the checker: {errors[:3]}")
+        lag = hb.lagrangian(problem, hint, deadline=dl.at, sm=sm)
+        info.update(stage="Lagrangian (inexact grid)", **lag.info)
+        return Result.from_bounds(weighted_tardiness(problem, hint), lag.bound, schedule=hint,
+                                  runtime=dl.elapsed(), backend="ssdp", info=info)
     best_seq = [int(j) for j in sm.sequence_of(problem, hint)]
     if len(best_seq) != sm.n:
         raise SolverError("the hint does not schedule every task on the machine")
@@ -145,8 +154,6 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
     say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
-    if not sm.exact:
-        return result(bound, "Lagrangian (inexact grid)")
     if bound >= ub:
         return result(ub, "Lagrangian")
     # stage 3: state-space modifiers
