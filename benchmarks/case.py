@@ -1,8 +1,9 @@
-"""CASE vs Slurm on MIG (seed 001): Figures 1-4 and Table 2 of the paper, plus an exact bound.
+"""CASE vs Slurm on MIG (CASE paper): Figures 1-4 and Table 2 of the paper, plus an exact bound.
 
 Usage::
 
     python -m benchmarks.case                   # all figures, 5 seeds, bound on small batches
+    python -m benchmarks.case --markdown        # only the tables the README shows
     python -m benchmarks.case --seeds 3 --no-bound --png fig4.png
     python -m benchmarks.case --figures 3 --quiet
 
@@ -15,19 +16,21 @@ same average for an ablation of CASE without Algorithm 1's isolated-first
 preference (``isolated_first=False``). Then the
 memory-utilisation gain and CASE's mean task slowdown (Table 2), the
 Figure 4 plot (memory utilisation over time, 1:4 batch of 128 jobs on
-4 x A30) as a PNG, and for small batches how far each policy is from the
-CP-SAT lower bound of :mod:`milp.case`.
+4 x A30) as a PNG (``--png``, default ``case_fig4.png`` in the current
+folder), and for small batches how far each method of
+``heuristics.case.METHODS`` (or those named by ``--methods``; an unknown
+name is an error) is from the CP-SAT lower bound of :mod:`milp.case`.
+The default run takes about a minute.
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
+from pathlib import Path
 from typing import Sequence
 
-from tqdm import tqdm
-
+from benchmarks import common
 from heuristics import case as sim
 from instances import case
 
@@ -40,7 +43,7 @@ MIXED = case.RATIOS[1:-1]
 
 
 def _bar(iterable, total: int, quiet: bool, desc: str):
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, disable=quiet)
+    return common.progress(iterable, total=total, quiet=quiet, desc=desc)
 
 
 def sweep(figures: Sequence[int], seeds: int, quiet: bool) -> dict:
@@ -60,25 +63,36 @@ def _med(rows: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
 
+def _mixed(res: dict, f: int, key: str) -> float:
+    """Mean over the figure's configurations and the mixed ratios of the median over seeds."""
+    return statistics.mean(_med(res[(f, c, r)], key) for c in FIGURES[f][0] for r in MIXED)
+
+
+def figure_table(f: int, res: dict) -> str:
+    """One figure: per ratio and configuration, CASE over Slurm (throughput x, turnaround x)."""
+    cfgs = FIGURES[f][0]
+    header = ["ratio"] + [f"{c} {k}" for c in cfgs for k in ("thr", "tat")]
+    rows = [[r] + [f"{_med(res[(f, c, r)], k):.2f}" for c in cfgs for k in ("throughput", "turnaround")]
+            for r in case.RATIOS]
+    return common.markdown_table(header, rows)
+
+
+def summary_table(figures: Sequence[int], res: dict) -> str:
+    """The mixed-ratio averages of every figure beside the paper's."""
+    rows = [[f"Fig. {f}, {FIGURES[f][2]}", f"{_mixed(res, f, 'throughput'):.2f}x",
+             f"{_mixed(res, f, 'turnaround'):.2f}x", f"{PAPER[f][0]}x / {PAPER[f][1]}x"] for f in figures]
+    return common.markdown_table(["mixed ratios 4:1 .. 1:4, CASE over Slurm", "throughput", "turnaround",
+                                  "paper (thr / tat)"], rows)
+
+
 def print_figure(f: int, res: dict) -> dict[str, float]:
     cfgs, _, title = FIGURES[f]
     print(f"\nFigure {f}: {title}; CASE over Slurm, median of seeds (throughput x / turnaround x)")
-    head = "| ratio | " + " | ".join(f"{c} thr | {c} tat" for c in cfgs) + " |"
-    print(head)
-    print("|" + "---|" * (1 + 2 * len(cfgs)))
-    for r in case.RATIOS:
-        cells = []
-        for c in cfgs:
-            rows = res[(f, c, r)]
-            cells += [f"{_med(rows, 'throughput'):.2f}", f"{_med(rows, 'turnaround'):.2f}"]
-        print(f"| {r} | " + " | ".join(cells) + " |")
-    thr = statistics.mean(_med(res[(f, c, r)], "throughput") for c in cfgs for r in MIXED)
-    tat = statistics.mean(_med(res[(f, c, r)], "turnaround") for c in cfgs for r in MIXED)
-    mem = statistics.mean(_med(res[(f, c, r)], "mem_util") for c in cfgs for r in MIXED)
+    print(figure_table(f, res))
+    thr, tat, mem = (_mixed(res, f, k) for k in ("throughput", "turnaround", "mem_util"))
     print(f"mixed-ratio average: throughput {thr:.2f}x (paper {PAPER[f][0]}x), "
           f"turnaround {tat:.2f}x (paper {PAPER[f][1]}x), memory utilisation {mem:.2f}x")
-    fthr = statistics.mean(_med(res[(f, c, r)], "fifo_throughput") for c in cfgs for r in MIXED)
-    ftat = statistics.mean(_med(res[(f, c, r)], "fifo_turnaround") for c in cfgs for r in MIXED)
+    fthr, ftat = _mixed(res, f, "fifo_throughput"), _mixed(res, f, "fifo_turnaround")
     print(f"ablation, CASE without the isolated-first preference: throughput {fthr:.2f}x, turnaround {ftat:.2f}x")
     return {"throughput": thr, "turnaround": tat, "mem_util": mem}
 
@@ -91,15 +105,21 @@ def print_utilisation(figures: Sequence[int], res: dict) -> None:
             f"{c} " + " ".join(f"{r}={_med(res[(f, c, r)], 'mem_util'):.2f}" for r in case.RATIOS) for c in cfgs))
 
 
-def print_slowdown(res: dict) -> None:
+def slowdown_table(res: dict) -> str | None:
+    """Table 2: CASE's mean task slowdown (%) on the Figure 1 workloads (None without Figure 1)."""
     if not all((1, c, r) in res for c in "ABC" for r in ("1:4", "0:1")):
-        return
-    print("\nTable 2: mean task slowdown under CASE (%), median of seeds; paper: -1.7 .. 7.5, mean 2.2")
+        return None
     cols = [(r, c) for c in "ABC" for r in ("1:4", "0:1")]
     vals = [100 * _med(res[(1, c, r)], "slowdown") for r, c in cols]
-    print("| " + " | ".join(f"{r}-{c}" for r, c in cols) + " | Avg |")
-    print("|" + "---|" * (len(cols) + 1))
-    print("| " + " | ".join(f"{v:.1f}" for v in vals) + f" | {statistics.mean(vals):.1f} |")
+    return common.markdown_table([f"{r}-{c}" for r, c in cols] + ["Avg"],
+                                 [[f"{v:.1f}" for v in vals] + [f"{statistics.mean(vals):.1f}"]])
+
+
+def print_slowdown(res: dict) -> None:
+    table = slowdown_table(res)
+    if table is not None:
+        print("\nTable 2: mean task slowdown under CASE (%), median of seeds; paper: -1.7 .. 7.5, mean 2.2")
+        print(table)
 
 
 def plot_figure4(path: str, seed: int) -> dict[str, float]:
@@ -127,69 +147,95 @@ def plot_figure4(path: str, seed: int) -> dict[str, float]:
     return out
 
 
-def bound_table(n: int, seeds: int, time_limit: float, quiet: bool) -> None:
+def bound_table(n: int, seeds: int, time_limit: float, quiet: bool, methods: Sequence[str] = tuple(sim.METHODS),
+                markdown: bool = False) -> None:
+    """Small batches against the CP-SAT lower bound of :mod:`milp.case`: per batch (the report) or, with
+    ``markdown``, the median makespan / lower bound of every method (the README's table)."""
     from milp import solve_optimal
 
     cases = [(c, r, s) for c in ("A", "D") for r in ("1:1", "1:4", "0:1") for s in range(seeds)]
-    print(f"\nExact reference (milp.case, CP-SAT, {time_limit:g} s, CASE packing rules, no worker limit, "
-          f"no slowdown), batches of {n} jobs")
-    print("| config | ratio | seed | status | LB (s) | OPT/UB (s) | Slurm / LB | CASE / LB | Slurm-rules OPT (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    ratios = {"slurm": [], "case": []}
+    caption = (f"Exact reference (milp.case, CP-SAT, {time_limit:g} s, CASE packing rules, no worker limit, "
+               f"no slowdown), batches of {n} jobs")
+    rows = []
+    ratios: dict[str, list[float]] = {m: [] for m in methods}
+    proven = 0
     for c, r, s in _bar(cases, len(cases), quiet, "solving"):
         w = case.generate(c, r, n=n, seed=s)
-        ts, tc = sim.simulate(w, "slurm"), sim.simulate(w, "case")
-        res = solve_optimal(w, time_limit=time_limit, workers=1, hint=ts)
-        rs = solve_optimal(w, time_limit=time_limit, workers=1, hint=ts, rules="slurm")
+        traces = {m: sim.METHODS[m](w) for m in methods}
+        res = solve_optimal(w, time_limit=time_limit, workers=1)
+        rs = solve_optimal(w, time_limit=time_limit, workers=1, rules="slurm")
         lb = res.lower_bound
-        ratios["slurm"].append(ts.makespan / lb)
-        ratios["case"].append(tc.makespan / lb)
+        proven += res.status.value == "OPTIMAL"
+        for m, t in traces.items():
+            ratios[m].append(t.makespan / lb)
         srule = f"{rs.objective:.1f}" + ("" if rs.status.value == "OPTIMAL" else f" (LB {rs.lower_bound:.1f})")
-        print(f"| {c} | {r} | {s} | {res.status} | {lb:.1f} | {res.objective:.1f} | {ts.makespan / lb:.2f} | "
-              f"{tc.makespan / lb:.2f} | {srule} |")
-    print(f"median makespan / lower bound: Slurm {statistics.median(ratios['slurm']):.2f}, "
-          f"CASE {statistics.median(ratios['case']):.2f}")
+        rows.append([c, r, s, res.status, f"{lb:.1f}", f"{res.objective:.1f}"]
+                    + [f"{t.makespan / lb:.2f}" for t in traces.values()] + [srule])
+    if markdown:
+        print(f"\n{caption}; {len(cases)} batches, optimum proven on {proven}:\n")
+        print(common.markdown_table(["method", "median makespan / lower bound"],
+                                    [[m, f"{statistics.median(v):.2f}"] for m, v in ratios.items()]))
+        return
+    print("\n" + caption)
+    print(common.markdown_table(["config", "ratio", "seed", "status", "LB (s)", "OPT/UB (s)"]
+                                + [f"{m} / LB" for m in methods] + ["Slurm-rules OPT (s)"], rows))
+    print("median makespan / lower bound: " + ", ".join(f"{m} {statistics.median(v):.2f}" for m, v in ratios.items()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.case", description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", type=int, default=5, help="workloads per cell (default 5)")
-    ap.add_argument("--figures", default="1,2,3", help="comma list of 1, 2, 3 (default all)")
-    ap.add_argument("--png", default="case_fig4.png", help="Figure 4 output (default case_fig4.png)")
-    ap.add_argument("--no-plot", action="store_true", help="skip Figure 4")
+    ap = common.Parser(prog="python -m benchmarks.case", description=common.description(__doc__))
+    ap.add_argument("--seeds", type=common.positive_int, default=5, help="workloads per cell")
+    ap.add_argument("--figures", type=common.comma_choices(["1", "2", "3"], "figure"), default="1,2,3",
+                    help="comma list of the figures to reproduce, from 1, 2, 3")
+    ap.add_argument("--png", type=common.output_file, default=Path("case_fig4.png"),
+                    help="where to write the Figure 4 PNG (parent folders are created)")
+    ap.add_argument("--no-plot", action="store_true", help="skip Figure 4 (write no PNG)")
     ap.add_argument("--no-bound", action="store_true", help="skip the exact-bound table")
-    ap.add_argument("--bound-n", type=int, default=12, help="batch size for the exact bound (default 12)")
-    ap.add_argument("--bound-seeds", type=int, default=2, help="batches per cell for the bound (default 2)")
-    ap.add_argument("--time-limit", type=float, default=5.0, help="CP-SAT seconds per solve (default 5)")
-    ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    ap.add_argument("--bound-n", type=common.positive_int, default=12,
+                    help="batch size for the exact bound, 2..40 (the exact model is for small batches)")
+    ap.add_argument("--bound-seeds", type=common.positive_int, default=2, help="batches per cell for the bound")
+    ap.add_argument("--time-limit", type=common.positive_float, default=5.0, help="CP-SAT seconds per solve")
+    ap.add_argument("--methods", type=common.comma_choices(sim.METHODS, "method"), default=None,
+                    help=f"comma list from heuristics.case.METHODS for the bound table "
+                         f"(default: all, {','.join(sim.METHODS)})")
+    common.add_markdown(ap)
+    common.add_quiet(ap)
     args = ap.parse_args(argv)
-    try:
-        figures = sorted({int(x) for x in args.figures.split(",") if x.strip()})
-    except ValueError:
-        ap.error(f"--figures must be a comma list of 1, 2, 3, got {args.figures!r}")
-    if not figures or any(f not in FIGURES for f in figures):
-        ap.error(f"--figures must be a comma list of 1, 2, 3, got {args.figures!r}")
-    if args.seeds < 1 or args.bound_seeds < 1:
-        ap.error("--seeds and --bound-seeds must be >= 1")
+    methods = args.methods or list(sim.METHODS)
+    figures = sorted(int(f) for f in args.figures)  # argparse converts the string default too
     if not 2 <= args.bound_n <= 40:
-        ap.error("--bound-n must be in 2..40 (the exact model is for small batches)")
-    if not args.time_limit > 0:
-        ap.error("--time-limit must be > 0")
+        ap.error(f"--bound-n must be in 2..40 (the exact model is for small batches), got {args.bound_n}")
 
     res = sweep(figures, args.seeds, args.quiet)
-    for f in figures:
-        print_figure(f, res)
-    print_utilisation(figures, res)
-    print_slowdown(res)
+    md = args.markdown
+    if md:
+        print(f"Mixed-ratio averages (4:1 .. 1:4), median of {args.seeds} seed{'s' if args.seeds > 1 else ''} "
+              "per cell:\n")
+        print(summary_table(figures, res))
+        for f in figures:
+            print(f"\nFigure {f}, {FIGURES[f][2]}: CASE over Slurm per isolated:non-isolated ratio "
+                  "(throughput x, turnaround x):\n")
+            print(figure_table(f, res))
+        table = slowdown_table(res)
+        if table is not None:
+            print("\nTable 2, mean task slowdown under CASE (%), Figure 1 workloads:\n")
+            print(table)
+    else:
+        for f in figures:
+            print_figure(f, res)
+        print_utilisation(figures, res)
+        print_slowdown(res)
     if not args.no_plot:
-        util = plot_figure4(args.png, seed=0)
+        with common.writing(ap, "--png"):
+            args.png.parent.mkdir(parents=True, exist_ok=True)
+            util = plot_figure4(str(args.png), seed=0)
         print(f"\nFigure 4 written to {args.png}: time-averaged memory utilisation "
               f"Slurm {100 * util['slurm']:.1f} %, CASE {100 * util['case']:.1f} % "
-              f"({util['case'] / util['slurm']:.2f}x)")
+              f"({util['case'] / util['slurm']:.2f}x)", file=sys.stderr if md else sys.stdout)
     if not args.no_bound:
-        bound_table(args.bound_n, args.bound_seeds, args.time_limit, args.quiet)
+        bound_table(args.bound_n, args.bound_seeds, args.time_limit, args.quiet, methods, md)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    common.run_cli(main)

@@ -1,33 +1,39 @@
 """``python -m benchmarks.compare --n 12``: every MIG method against the exact optimum.
 
-Generates ``--instances`` batches of ``--n`` tasks with the Sec. 6.3 generator
-(seed 000), runs FAR (phases 1-3), FAR without refinement, the Sec. 6.5
-baselines (MISO-opt, FixPartBest, FixPart(7), FixPart(1,...,1)), the exact
-optimum with reconfiguration (``milp.solve_optimal``; CP-SAT by default, warm
-started from FAR's schedule) and the lower bounds of ``bounds/mig.py``, then
-prints one table: per method the mean and worst ratio to OPT, the mean ratio to
-the paper's baseline bound (Sec. 6.4's area bound), how many optima were
-proven and the mean planning time (per instance the median of 3 runs for a
-heuristic, the one solve for OPT).
+Generates ``--instances`` batches of ``--n`` tasks with the FAR paper's
+generator (Sec. 6.3) and runs every heuristic of the registry
+:data:`heuristics.mig.METHODS` (or those named by ``--methods``; an unknown
+name is an error), the exact optimum with reconfiguration
+(``milp.solve_optimal``; CP-SAT by default, warm started from the best
+heuristic schedule) and the lower bounds of ``bounds/mig.py``, then prints
+one table, the one the README shows: per row the mean and worst ratio to
+OPT, the mean ratio to the FAR paper's baseline (the area bound of Sec.
+6.4), how many optima were proven and the mean planning time (per instance
+the median of 3 runs for a heuristic, the one solve for OPT). A method added
+to the registry gets its row without any change here.
 
 Ratios to OPT use only instances whose optimum was *proven*. For the others the
 solver's best makespan U and best valid lower bound L (the larger of the
 solver's bound and ``bounds.mig.lower_bound``) bracket OPT, so a method of
 makespan M has ``M/U <= M/OPT <= M/L``; the table shows that bracket apart,
-and each unproven instance is listed with its gap.
+and each unproven instance is listed with its gap under the table. A method
+that raises, or returns a schedule the checker rejects, is counted in a
+``failed`` column (shown only when something failed) with its first error
+under the table; it is never left out.
 
 Every instance is seeded on its own (``numpy.random.SeedSequence([seed,
-index])``) and the aggregation sorts rows before summing, so the local and the
-dask executors, any ``--jobs`` and any completion order give the same figures
-(planning times aside).
+index])``) and the executor returns results in instance order, so ``--executor
+local`` or ``dask`` and any ``--jobs`` give the same figures (planning times
+aside).
 
 Examples
 --------
 ::
 
     python -m benchmarks.compare --n 12
+    python -m benchmarks.compare --n 12 --markdown          # exactly the README's table
     python -m benchmarks.compare --n 8 --instances 20 --jobs 2 --out results/
-    python -m benchmarks.compare --n 12 --executor dask                # LocalCluster
+    python -m benchmarks.compare --n 12 --methods FAR,MISO-opt --no-exact
     python -m benchmarks.compare --n 12 --executor dask --scheduler tcp://host:8786
 """
 
@@ -35,8 +41,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import math
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -45,20 +53,49 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Config", "METHODS", "BOUND_ROWS", "instance_seed", "make_problem", "solve_exact", "run_instance",
-           "run", "summarise", "format_table", "write_outputs", "parse_config", "main"]
+from benchmarks import common
+from benchmarks import executor as ex
+from heuristics.mig import METHODS  # the registry itself (not a copy): its rows are this table's rows
 
-#: Methods in table order. The FixPart names are for the A100/H100 (FixPart(4) on an A30).
-METHODS = ("FAR", "FAR-noref", "MISO-opt", "FixPartBest", "FixPart(7)", "FixPart(1,...,1)", "OPT")
-#: Lower bounds, reported as rows too (their ratio to OPT shows how tight they are).
-BOUND_ROWS = ("LowerBound", "AreaBound")
+__all__ = ["Config", "METHODS", "BACKENDS", "LOWER_BOUND", "AREA_BOUND", "BOUND_ROWS", "HEADER", "opt_name",
+           "method_names", "instance_seed", "make_problem", "solve_exact", "evaluate", "run_instance", "run", "summarise",
+           "format_table", "write_outputs", "parse_config", "main"]
+
 BACKENDS = ("cpsat", "highs")
-EXECUTORS = ("local", "dask")
+_BACKEND_NAMES = {"cpsat": "CP-SAT", "highs": "HiGHS"}
+#: The lower-bound rows (their ratio to OPT shows how tight they are).
+LOWER_BOUND = "lower bound (bounds.mig.lower_bound)"
+AREA_BOUND = "area bound (FAR paper, Sec. 6.4)"
+BOUND_ROWS = (LOWER_BOUND, AREA_BOUND)
+#: The columns of the printed table (the README's); ``failed`` is added when something failed.
+HEADER = ("method", "mean /OPT", "worst /OPT", "mean /area bound", "OPT proven", "unproven: /OPT within",
+          "mean time (ms)")
+
+
+def opt_name(backend: str) -> str:
+    """Row name of the exact optimum, e.g. ``"OPT (CP-SAT, with reconfiguration)"``.
+
+    Examples
+    --------
+    >>> opt_name("highs")
+    'OPT (HiGHS, with reconfiguration)'
+    """
+    return f"OPT ({_BACKEND_NAMES.get(backend, backend)}, with reconfiguration)"
+
+
+def method_names() -> tuple[str, ...]:
+    """The heuristics of the registry :data:`heuristics.mig.METHODS`, in its order (read at call time)."""
+    return tuple(METHODS)
 
 
 @dataclass(frozen=True)
 class Config:
-    """One sweep: what to generate and how to solve it."""
+    """One sweep: what to generate and how to solve it.
+
+    ``methods`` names the registry's heuristics to run (``None``: all of
+    them, read when the sweep starts); the names travel with the tasks so
+    that every worker runs the same rows.
+    """
 
     n: int = 12
     instances: int = 10
@@ -71,6 +108,7 @@ class Config:
     workers: int | None = None
     exact: bool = True
     timing_repeats: int = 3  # heuristic planning time = median of this many runs
+    methods: tuple[str, ...] | None = None
 
 
 def instance_seed(seed: int, index: int) -> int:
@@ -104,18 +142,8 @@ def _timed_median(fn: Callable, problem, repeats: int):
     return out, float(np.median(times))
 
 
-def _heuristics(gpu) -> list[tuple[str, Callable]]:
-    from heuristics import far
-    from heuristics import far_baselines as fb
-
-    return [
-        ("FAR", lambda p: far.schedule(p, refine=True)),
-        ("FAR-noref", lambda p: far.schedule(p, refine=False)),
-        ("MISO-opt", fb.miso_opt),
-        ("FixPartBest", fb.fixpart_best),
-        ("FixPart(7)", fb.fixpart_whole),
-        ("FixPart(1,...,1)", fb.fixpart_ones),
-    ]
+def _error(exc: BaseException) -> str:
+    return " ".join(f"ERROR: {type(exc).__name__}: {exc}".split())[:300]
 
 
 def solve_exact(problem, **options):
@@ -125,46 +153,68 @@ def solve_exact(problem, **options):
     return solve_optimal(problem, **options)
 
 
-def run_instance(cfg: Config, index: int) -> dict[str, Any]:
-    """Run every method on instance ``index``; picklable in and out (for process pools and dask).
+def evaluate(problem, methods: Sequence[str] | None = None, *, exact: bool = True, backend: str = "cpsat",
+             time_limit: float | None = 30.0, workers: int | None = None,
+             timing_repeats: int = 3) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Every row of the table on one problem: the heuristics, the exact optimum, the bounds.
+
+    Parameters
+    ----------
+    problem
+        A ``mig.Problem``.
+    methods
+        Names from :data:`heuristics.mig.METHODS` (``None``: all, in registry order).
 
     Returns
     -------
-    dict
-        ``rows``: one dict per method and bound (see :data:`METHODS`, :data:`BOUND_ROWS`);
-        ``schedules``: ``{method: schedule JSON}`` for FAR and OPT (for the Gantt chart).
+    rows, schedules
+        One dict per row in table order (``method``, ``kind`` = ``"heuristic"``,
+        ``"exact"`` or ``"bound"``, ``makespan``, ``time_s``, ``feasible``,
+        ``status``, the ratios to OPT and to the area bound, and the instance's
+        OPT figures); ``{row name: schedule JSON}`` of every feasible schedule.
+        A method that raises or returns an infeasible schedule gets a row with
+        ``feasible=False`` and the error in ``status``.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> rows, _ = evaluate(mig.generate(n=4, gpu="A100", seed=1), ["FAR"], exact=False, timing_repeats=1)
+    >>> [(r["method"], r["kind"]) for r in rows]
+    [('FAR', 'heuristic'), ('lower bound (bounds.mig.lower_bound)', 'bound'), ('area bound (FAR paper, Sec. 6.4)', 'bound')]
     """
     from bounds import mig as mig_bounds
     from instances import mig
 
-    problem = make_problem(cfg, index)
-    seed = instance_seed(cfg.seed, index)
     area = mig_bounds.area_bound(problem)
     lower = mig_bounds.lower_bound(problem)
     results: list[dict[str, Any]] = []
     schedules: dict[str, str] = {}
-    far_schedule = None
-    for name, fn in _heuristics(problem.gpu):
+    best = None  # the best feasible heuristic schedule: the exact solver's warm start
+    for name in (tuple(METHODS) if methods is None else methods):
+        row = {"method": name, "kind": "heuristic", "makespan": None, "time_s": None, "feasible": False}
         try:
-            sched, secs = _timed_median(fn, problem, cfg.timing_repeats)
+            fn = METHODS[name]  # a worker without the name (e.g. a patched registry) reports it here
+            sched, secs = _timed_median(fn, problem, timing_repeats)
+            violations = mig.check(problem, sched)
         except Exception as exc:  # a crash is a result to report, not a reason to lose the sweep
-            results.append({"method": name, "makespan": None, "time_s": None, "feasible": False,
-                            "status": f"ERROR: {type(exc).__name__}: {exc}"[:300]})
+            results.append(dict(row, status=_error(exc)))
             continue
-        violations = mig.check(problem, sched)
-        results.append({"method": name, "makespan": sched.makespan, "time_s": secs,
-                        "feasible": not violations, "status": "heuristic" if not violations
-                        else f"INFEASIBLE: {violations[0]}"[:300]})
-        if name == "FAR":
-            far_schedule = sched
-            schedules["FAR"] = sched.to_json()
+        if violations:
+            results.append(dict(row, time_s=secs, status=f"INFEASIBLE: {violations[0]}"[:300]))
+            continue
+        results.append(dict(row, makespan=sched.makespan, time_s=secs, feasible=True, status="heuristic"))
+        schedules[name] = sched.to_json()
+        if best is None or sched.makespan < best.makespan:
+            best = sched
 
     opt_obj = opt_lb = None
     opt_status = "SKIPPED"
-    if cfg.exact:
+    if exact:
+        row = {"method": opt_name(backend), "kind": "exact", "makespan": None, "time_s": None,
+               "feasible": False}
         try:
-            res, secs = _timed(solve_exact, problem, backend=cfg.backend, reconfiguration=True,
-                               time_limit=cfg.time_limit, workers=cfg.workers, hint=far_schedule)
+            res, secs = _timed(solve_exact, problem, backend=backend, reconfiguration=True,
+                               time_limit=time_limit, workers=workers, hint=best)
             opt_status = str(res.status)
             opt_lb = res.lower_bound
             feasible = res.schedule is not None and not mig.check(problem, res.schedule)
@@ -172,28 +222,24 @@ def run_instance(cfg: Config, index: int) -> dict[str, Any]:
                 opt_status = "INFEASIBLE-SCHEDULE"  # never trust a schedule the checker rejects
             if feasible:
                 opt_obj = res.objective
-                schedules["OPT"] = res.schedule.to_json()
-            results.append({"method": "OPT", "makespan": opt_obj, "time_s": secs, "feasible": feasible,
-                            "status": opt_status})
+                schedules[row["method"]] = res.schedule.to_json()
+            results.append(dict(row, makespan=opt_obj, time_s=secs, feasible=feasible, status=opt_status))
         except Exception as exc:
-            opt_status = f"ERROR: {type(exc).__name__}: {exc}"[:300]
-            results.append({"method": "OPT", "makespan": None, "time_s": None, "feasible": False,
-                            "status": opt_status})
+            opt_status = _error(exc)
+            results.append(dict(row, status=opt_status))
     proven = opt_status == "OPTIMAL" and opt_obj is not None
     # the best valid lower bound on OPT; the solver's bound only counts when it reported one
     best_lb = max([lower, area] + ([opt_lb] if opt_lb is not None and math.isfinite(opt_lb) else []))
     if proven:
         best_lb = opt_obj
-    results.append({"method": "LowerBound", "makespan": lower, "time_s": None, "feasible": True,
-                    "status": "bound"})
-    results.append({"method": "AreaBound", "makespan": area, "time_s": None, "feasible": True,
-                    "status": "bound"})
+    for name, value in ((LOWER_BOUND, lower), (AREA_BOUND, area)):
+        results.append({"method": name, "kind": "bound", "makespan": value, "time_s": None, "feasible": True,
+                        "status": "bound"})
 
     rows = []
     for r in results:
         m = r["makespan"]
-        row = {"instance": index, "seed": seed, "gpu": cfg.gpu, "workload": cfg.workload, "times": cfg.times,
-               "n": cfg.n, **r, "opt_status": opt_status, "opt_proven": proven, "opt_objective": opt_obj,
+        row = {**r, "opt_status": opt_status, "opt_proven": proven, "opt_objective": opt_obj,
                "opt_bound": best_lb, "area_bound": area, "lower_bound": lower,
                "gap": None if opt_obj is None else (opt_obj - best_lb) / opt_obj,
                "ratio_opt": None, "ratio_opt_low": None, "ratio_opt_high": None,
@@ -205,59 +251,35 @@ def run_instance(cfg: Config, index: int) -> dict[str, Any]:
                 row["ratio_opt_low"] = None if opt_obj is None else m / opt_obj
                 row["ratio_opt_high"] = m / best_lb
         rows.append(row)
-    return {"index": index, "rows": rows, "schedules": schedules}
+    return rows, schedules
 
 
-# ---------------------------------------------------------------------------
-# executors
+def run_instance(cfg: Config, index: int) -> dict[str, Any]:
+    """:func:`evaluate` on instance ``index`` of the sweep; picklable in and out (for process pools and dask).
 
-def _iter_local(cfg: Config, indices: Sequence[int], jobs: int):
-    if jobs == 1:
-        for i in indices:
-            yield run_instance(cfg, i)
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futs = [pool.submit(run_instance, cfg, i) for i in indices]
-        for f in as_completed(futs):
-            yield f.result()
-
-
-def _iter_dask(cfg: Config, indices: Sequence[int], jobs: int, scheduler: str | None):
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    cluster = None
-    if scheduler:
-        client = Client(scheduler)
-    else:
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=40)
-        client = Client(cluster)
-    try:
-        futs = client.map(run_instance, [cfg] * len(indices), list(indices), pure=False)
-        for f in as_completed(futs):
-            yield f.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    Returns
+    -------
+    dict
+        ``index``; ``rows``: :func:`evaluate`'s rows, each also naming the
+        instance, its seed and the sweep's generator settings; ``schedules``.
+    """
+    seed = instance_seed(cfg.seed, index)
+    rows, schedules = evaluate(make_problem(cfg, index), cfg.methods, exact=cfg.exact, backend=cfg.backend,
+                               time_limit=cfg.time_limit, workers=cfg.workers, timing_repeats=cfg.timing_repeats)
+    meta = {"instance": index, "seed": seed, "gpu": cfg.gpu, "workload": cfg.workload, "times": cfg.times,
+            "n": cfg.n}
+    return {"index": index, "rows": [{**meta, **r} for r in rows], "schedules": schedules}
 
 
-def run(cfg: Config, *, jobs: int = 1, executor: str = "local", scheduler: str | None = None,
-        quiet: bool = True) -> list[dict[str, Any]]:
-    """Run the sweep; per-instance results sorted by instance index (order-independent)."""
-    from tqdm import tqdm
+def run(cfg: Config, executor: ex.Executor | None = None, *, quiet: bool = True) -> list[dict[str, Any]]:
+    """Run the sweep on ``executor`` (default: in this process); per-instance results in instance order."""
+    if cfg.methods is None:  # fix the rows here, so that every worker runs the same ones
+        from dataclasses import replace
 
-    indices = list(range(cfg.instances))
-    it = _iter_local(cfg, indices, jobs) if executor == "local" else _iter_dask(cfg, indices, jobs, scheduler)
-    out = []
-    with tqdm(total=len(indices), desc=f"n={cfg.n} {cfg.gpu}", unit="inst", disable=quiet,
-              file=sys.stderr) as bar:
-        for res in it:
-            out.append(res)
-            bar.update(1)
-    return sorted(out, key=lambda r: r["index"])
+        cfg = replace(cfg, methods=method_names())
+    executor = executor or ex.Executor()
+    return executor.map(functools.partial(run_instance, cfg), range(cfg.instances), quiet=quiet,
+                        desc=f"n={cfg.n} {cfg.gpu}", unit="inst")
 
 
 # ---------------------------------------------------------------------------
@@ -269,9 +291,9 @@ def _mean(xs: Iterable[float]) -> float | None:
 
 
 def summarise(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One summary dict per method (table order): ratios to OPT on proven instances, brackets elsewhere."""
+    """One summary dict per row (table order): ratios to OPT on proven instances, brackets elsewhere."""
     rows = [r for res in sorted(results, key=lambda r: r["index"]) for r in res["rows"]]
-    names = [m for m in METHODS + BOUND_ROWS if any(r["method"] == m for r in rows)]
+    names = list(dict.fromkeys(r["method"] for r in rows))  # first appearance = table order
     out = []
     for m in names:
         mine = [r for r in rows if r["method"] == m]
@@ -279,10 +301,13 @@ def summarise(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         proven = [r for r in ok if r["opt_proven"]]
         unproven = [r for r in ok if not r["opt_proven"]]
         times = [r["time_s"] for r in ok if r["time_s"] is not None]
+        failures = [r for r in mine if not (r["makespan"] is not None and r["feasible"])]
         out.append({
             "method": m,
+            "kind": mine[0].get("kind", "heuristic"),
             "instances": len(mine),
-            "failed": len(mine) - len(ok),
+            "failed": len(failures),
+            "first_error": None if not failures else f"instance {failures[0].get('instance', '?')}: {failures[0]['status']}",
             "proven": len(proven),
             "mean_ratio_opt": _mean(r["ratio_opt"] for r in proven),
             "worst_ratio_opt": max((r["ratio_opt"] for r in proven), default=None),
@@ -295,42 +320,55 @@ def summarise(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _f(x: float | None, fmt: str = "{:.3f}") -> str:
-    return "-" if x is None else fmt.format(x)
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    ms = 1000 * seconds
+    return f"{ms:.1f}" if ms < 100 else f"{ms:.0f}"
 
 
-def format_table(cfg: Config, results: Sequence[dict[str, Any]], summary: Sequence[dict[str, Any]]) -> str:
-    """The printed report: one markdown table, then the unproven instances with their gaps."""
+def format_table(cfg: Config, results: Sequence[dict[str, Any]], summary: Sequence[dict[str, Any]],
+                 markdown: bool = False) -> str:
+    """The printed report: the README's table, then the unproven instances and the failures.
+
+    With ``markdown=True`` the line describing the run is left out, so the
+    output is exactly what the README shows under its command.
+    """
     k = len(results)
-    opt = next((s for s in summary if s["method"] == "OPT"), None)
+    opt = next((s for s in summary if s["kind"] == "exact"), None)
     n_proven = opt["proven"] if opt else 0
-    head = (f"{cfg.gpu}, {cfg.workload}/{cfg.times}, n={cfg.n}, {k} instances (seed {cfg.seed}); "
-            f"OPT: {cfg.backend if cfg.exact else 'not run'}"
-            + (f", {cfg.time_limit:g} s limit, proven on {n_proven}/{k}" if cfg.exact else ""))
-    lines = [head, "",
-             "| method | mean /OPT | worst /OPT | mean /area bound | OPT proven | unproven: /OPT within |"
-             " failed | mean time (ms) |",
-             "|---|---|---|---|---|---|---|---|"]
+    failed = any(s["failed"] for s in summary)
+    header = list(HEADER) + (["failed"] if failed else [])
+    body = []
     for s in summary:
         bracket = "-" if not s["unproven"] else \
-            f"{s['unproven']} inst: [{_f(s['unproven_ratio_low'])}, {_f(s['unproven_ratio_high'])}]"
-        t = s["mean_time_s"]
-        lines.append(f"| {s['method']} | {_f(s['mean_ratio_opt'])} | {_f(s['worst_ratio_opt'])} | "
-                     f"{_f(s['mean_ratio_area'])} | {s['proven']}/{s['instances']} | {bracket} | {s['failed']} | "
-                     f"{_f(None if t is None else 1000 * t, '{:.1f}')} |")
+            f"{s['unproven']} inst: [{common.fmt(s['unproven_ratio_low'])}, {common.fmt(s['unproven_ratio_high'])}]"
+        cells = [s["method"], common.fmt(s["mean_ratio_opt"]), common.fmt(s["worst_ratio_opt"]),
+                 common.fmt(s["mean_ratio_area"]), f"{s['proven']}/{s['instances']}", bracket,
+                 _ms(s["mean_time_s"])]
+        body.append(cells + ([f"{s['failed']}/{s['instances']}"] if failed else []))
+    lines = []
+    if not markdown:
+        lines += [f"{cfg.gpu}, {cfg.workload}/{cfg.times}, n={cfg.n}, {k} instances (seed {cfg.seed}); "
+                  f"OPT: {cfg.backend if cfg.exact else 'not run'}"
+                  + (f", {cfg.time_limit:g} s limit, proven on {n_proven}/{k}" if cfg.exact else ""), ""]
+    lines.append(common.markdown_table(header, body))
     unproven = [res for res in results if res["rows"] and not res["rows"][0]["opt_proven"]]
     if cfg.exact and unproven:
-        lines.append("")
-        lines.append("OPT not proven (ratios above exclude these; the bracket uses U = best found, "
-                     "L = best lower bound):")
+        lines += ["", "OPT not proven on these instances (the ratios to OPT above leave them out; the bracket "
+                      "uses U = best found, L = best lower bound):", ""]
         for res in unproven:
             r0 = res["rows"][0]
-            far = next((r for r in res["rows"] if r["method"] == "FAR"), None)
+            first = next((r for r in res["rows"] if r["kind"] == "heuristic" and r["makespan"] is not None), None)
             gap = "-" if r0["gap"] is None else f"{100 * r0['gap']:.2f}%"
-            lines.append(f"  instance {res['index']} (seed {r0['seed']}): {r0['opt_status']}, "
-                         f"U={_f(r0['opt_objective'])}, L={_f(r0['opt_bound'])}, gap {gap}"
-                         + (f", FAR/OPT in [{_f(far['ratio_opt_low'])}, {_f(far['ratio_opt_high'])}]"
-                            if far and far["makespan"] is not None else ""))
+            lines.append(f"- instance {res['index']} (seed {r0['seed']}): {r0['opt_status']}, "
+                         f"U={common.fmt(r0['opt_objective'])}, L={common.fmt(r0['opt_bound'])}, gap {gap}"
+                         + (f", {first['method']}/OPT in [{common.fmt(first['ratio_opt_low'])}, "
+                            f"{common.fmt(first['ratio_opt_high'])}]" if first else ""))
+    if failed:
+        lines += ["", "Failed runs (counted in the failed column, left out of the ratios):", ""]
+        lines += [f"- {s['method']}: {s['failed']}/{s['instances']}, first: {s['first_error']}"
+                  for s in summary if s["failed"]]
     return "\n".join(lines)
 
 
@@ -338,48 +376,59 @@ def _csv_value(v: Any) -> Any:
     return "" if v is None else v
 
 
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", name).strip("_")
+
+
 def write_outputs(out_dir: str | Path, cfg: Config, results: Sequence[dict[str, Any]],
                   summary: Sequence[dict[str, Any]]) -> list[Path]:
-    """Write ``results.csv``, ``results.json`` (one row per instance and method), the FAR and OPT
-    schedules, and ``gantt.png`` (FAR above OPT, one instance, shared time axis)."""
+    """Write ``results.csv``, ``results.json`` (one row per instance and row of the table), every
+    feasible schedule, and ``gantt.png`` (FAR above OPT on one instance, shared time axis)."""
     from instances import gpus, mig
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows = [r for res in results for r in res["rows"]]
     written = []
-    fields = list(rows[0]) if rows else []
+    fields = list(dict.fromkeys(k for r in rows for k in r))
     with open(out / "results.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields)
         w.writeheader()
         for r in rows:
-            w.writerow({k: _csv_value(v) for k, v in r.items()})
+            w.writerow({k: _csv_value(r.get(k)) for k in fields})
     written.append(out / "results.csv")
     (out / "results.json").write_text(json.dumps({"config": asdict(cfg), "rows": rows, "summary": summary},
                                                  indent=1) + "\n")
     written.append(out / "results.json")
+    opt = opt_name(cfg.backend)
     sched_dir = out / "schedules"
     sched_dir.mkdir(exist_ok=True)
     for res in results:
         for m, js in res["schedules"].items():
-            (sched_dir / f"instance{res['index']}_{m}.json").write_text(js + "\n")
-    # Gantt: the proven instance where FAR is furthest from OPT (the most visible difference)
+            (sched_dir / f"instance{res['index']}_{'OPT' if m == opt else _slug(m)}.json").write_text(js + "\n")
+    written.append(sched_dir)
+    # Gantt: FAR (or the first heuristic) against OPT on the instance where it is furthest from a
+    # proven optimum (the most visible difference)
+    heur = [s["method"] for s in summary if s["kind"] == "heuristic"]
+    shown = "FAR" if "FAR" in heur else (heur[0] if heur else None)
     best = None
     for res in results:
-        if "FAR" in res["schedules"] and "OPT" in res["schedules"]:
-            far_row = next(r for r in res["rows"] if r["method"] == "FAR")
-            key = (far_row["opt_proven"], far_row["ratio_opt_low"] or 0.0)
+        if shown in res["schedules"] and opt in res["schedules"]:
+            row = next(r for r in res["rows"] if r["method"] == shown)
+            key = (row["opt_proven"], row["ratio_opt_low"] or 0.0)
             if best is None or key > best[0]:
                 best = (key, res)
     if best is not None:
         res = best[1]
         gpu = gpus.get(cfg.gpu)
-        far_s = mig.Schedule.from_json(res["schedules"]["FAR"], gpu)
-        opt_s = mig.Schedule.from_json(res["schedules"]["OPT"], gpu)
-        status = res["rows"][0]["opt_status"]
-        mig.save_gantt([far_s, opt_s], gpu, out / "gantt.png",
-                       titles=[f"FAR, instance {res['index']}: makespan {far_s.makespan:.2f} s",
-                               f"exact ({cfg.backend}, {status}): makespan {opt_s.makespan:.2f} s"])
+        heur_s = mig.Schedule.from_json(res["schedules"][shown], gpu)
+        opt_s = mig.Schedule.from_json(res["schedules"][opt], gpu)
+        r0 = res["rows"][0]
+        state = "proven optimal" if r0["opt_proven"] else \
+            f"best found, not proven ({r0['opt_status']}, gap {100 * (r0['gap'] or 0):.2f} %)"
+        mig.save_gantt([heur_s, opt_s], gpu, out / "gantt.png",
+                       titles=[f"{shown}, instance {res['index']} (n = {cfg.n}): makespan {heur_s.makespan:.2f} s",
+                               f"{opt}, {state}: makespan {opt_s.makespan:.2f} s"])
         written.append(out / "gantt.png")
     return written
 
@@ -387,75 +436,74 @@ def write_outputs(out_dir: str | Path, cfg: Config, results: Sequence[dict[str, 
 # ---------------------------------------------------------------------------
 # command line
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage dump) and exit code 2."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _parser() -> _Parser:
+def _parser() -> common.Parser:
     from instances import mig
 
-    p = _Parser(prog="python -m benchmarks.compare", description=__doc__.split("\n")[0])
-    p.add_argument("--n", type=int, default=12, help="tasks per instance (default 12)")
-    p.add_argument("--instances", type=int, default=10, help="number of instances (default 10)")
-    p.add_argument("--gpu", default="A100", help="A30, A100 or H100 (default A100)")
-    p.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS))
-    p.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS))
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--backend", default="cpsat", choices=BACKENDS, help="exact solver (default cpsat)")
-    p.add_argument("--time-limit", type=float, default=30.0, help="seconds per exact solve (default 30)")
-    p.add_argument("--workers", type=int, default=None, help="solver threads per exact solve")
+    p = common.Parser(prog="python -m benchmarks.compare", description=common.description(__doc__))
+    p.add_argument("--n", type=common.positive_int, default=12, help="tasks per instance")
+    p.add_argument("--instances", type=common.positive_int, default=10, help="number of instances")
+    p.add_argument("--gpu", default="A100", help="A30, A100, H100 or a GPU defined by the user")
+    p.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS),
+                   help="scaling preset of the generator (FAR paper, Sec. 6.3)")
+    p.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS),
+                   help="time preset of the generator (FAR paper, Sec. 6.3)")
+    p.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed of the instances")
+    p.add_argument("--methods", type=common.comma_choices(method_names(), "method"), default=None,
+                   help=f"comma list of heuristics from heuristics.mig.METHODS "
+                        f"(default: all, {','.join(method_names())})")
+    p.add_argument("--backend", default="cpsat", choices=BACKENDS, help="exact solver")
+    p.add_argument("--time-limit", type=common.positive_float, default=30.0, help="seconds per exact solve")
+    p.add_argument("--workers", type=common.positive_int, default=None,
+                   help="solver threads per exact solve (default: the solver's own)")
     p.add_argument("--no-exact", action="store_true", help="skip the exact solver (heuristics and bounds only)")
-    p.add_argument("--jobs", type=int, default=1, help="instances run in parallel processes (default 1)")
-    p.add_argument("--executor", default="local", choices=EXECUTORS)
-    p.add_argument("--scheduler", default=None, help="dask scheduler address tcp://host:port "
-                                                     "(default: a LocalCluster of --jobs workers)")
-    p.add_argument("--out", default=None, help="directory for results.csv/json, schedules and gantt.png")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    ex.add_arguments(p)
+    p.add_argument("--out", type=common.output_dir, default=None,
+                   help="folder for results.csv, results.json, schedules/ and gantt.png, created if missing "
+                        "(default: none, the table only)")
+    common.add_markdown(p)
+    common.add_quiet(p)
     return p
 
 
-def parse_config(argv: Sequence[str] | None = None) -> tuple[Config, argparse.Namespace]:
+def _parse(argv: Sequence[str] | None) -> tuple[common.Parser, Config, argparse.Namespace]:
     from instances import gpus
     from instances.errors import InstanceError
 
     parser = _parser()
     a = parser.parse_args(argv)
-    if a.n < 1:
-        parser.error(f"--n must be at least 1, got {a.n}")
-    if a.instances < 1:
-        parser.error(f"--instances must be at least 1, got {a.instances}")
     try:
         gpus.get(a.gpu)
     except InstanceError as exc:
         parser.error(f"--gpu: {exc}")
-    if not (a.time_limit > 0 and math.isfinite(a.time_limit)):
-        parser.error(f"--time-limit must be a positive number of seconds, got {a.time_limit}")
-    if a.workers is not None and a.workers < 1:
-        parser.error(f"--workers must be at least 1, got {a.workers}")
-    if a.jobs < 1:
-        parser.error(f"--jobs must be at least 1, got {a.jobs}")
-    if a.scheduler and a.executor != "dask":
-        parser.error("--scheduler needs --executor dask")
-    if a.scheduler and not a.scheduler.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-        parser.error(f"--scheduler must be an address like tcp://host:8786, got {a.scheduler!r}")
+    a.executor_obj = ex.from_args(parser, a)
     cfg = Config(n=a.n, instances=a.instances, gpu=a.gpu, workload=a.workload, times=a.times, seed=a.seed,
-                 backend=a.backend, time_limit=a.time_limit, workers=a.workers, exact=not a.no_exact)
+                 backend=a.backend, time_limit=a.time_limit, workers=a.workers, exact=not a.no_exact,
+                 methods=tuple(a.methods) if a.methods else method_names())
+    return parser, cfg, a
+
+
+def parse_config(argv: Sequence[str] | None = None) -> tuple[Config, argparse.Namespace]:
+    """The sweep's :class:`Config` and the parsed arguments; a bad argument exits with status 2."""
+    _, cfg, a = _parse(argv)
     return cfg, a
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    cfg, a = parse_config(argv)
-    results = run(cfg, jobs=a.jobs, executor=a.executor, scheduler=a.scheduler, quiet=a.quiet)
+    parser, cfg, a = _parse(argv)
+    try:
+        results = run(cfg, a.executor_obj, quiet=a.quiet)
+    except ex.ExecutorError as exc:
+        parser.error(str(exc))
     summary = summarise(results)
-    print(format_table(cfg, results, summary))
+    print(format_table(cfg, results, summary, markdown=a.markdown))
     if a.out:
-        for path in write_outputs(a.out, cfg, results, summary):
-            print(f"wrote {path}")
+        with common.writing(parser, "--out"):
+            paths = write_outputs(a.out, cfg, results, summary)
+        # stdout stays the table alone under --markdown
+        for path in paths:
+            print(f"wrote {path}", file=sys.stderr if a.markdown else sys.stdout)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.run_cli(main)

@@ -1,4 +1,4 @@
-"""Speed of the exact MIG models and the ratios they certify (seed 000, issue 4).
+"""Speed of the exact MIG models and the ratios they certify (FAR paper, Sec. 2.2 problem).
 
 Usage::
 
@@ -18,14 +18,19 @@ for each n, with and without reconfiguration: means over seeds, plus the
 largest FAR / OPT computed against OPT's proven lower bound (so it stays an
 upper bound of the ratio when a solve is not proven; ``proven`` counts them).
 
+Rows without reconfiguration (``...0``) solve the batch on a GPU with zero
+create/destroy times (``problem.without_reconfiguration()``); rows with it
+(``...1``) the batch itself.
+
 Row names: ``cpsat0`` = CP-SAT without reconfiguration (laminar model),
 ``cpsat1`` = CP-SAT with reconfiguration (session model), both with FAR's
-schedule as hint (when heuristics.far exists); ``nohint0`` / ``nohint1`` = the
-same without a hint; ``naive0`` = the interval model (no laminar reduction)
-with the hint, dominance, symmetry and redundant constraints; ``bare0`` = the
-naive model of the issue: one optional interval per task and placement, per-slice
-NoOverlap, no hint, dominance, symmetry breaking or redundant constraints; ``highs0`` / ``highs1`` = the Pyomo MILP of
-milp/mig_pyomo.py solved by HiGHS.
+schedule as hint; ``nohint0`` / ``nohint1`` = the same without a hint;
+``naive0`` = the interval model (no laminar reduction) with the hint,
+dominance, symmetry and redundant constraints; ``bare0`` = a naive model: one
+optional interval per task and placement, per-slice NoOverlap, no hint,
+dominance, symmetry breaking or redundant constraints; ``highs0`` /
+``highs1`` = the Pyomo MILP of milp/mig_pyomo.py solved by HiGHS (FAR's
+schedule as its starting incumbent).
 
 Timings depend on the machine and its load; CP-SAT runs with 2 workers.
 """
@@ -56,8 +61,10 @@ def _bar(iterable, total: int, quiet: bool, desc: str):
     return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, disable=quiet)
 
 
-def _instance(n: int, seed: int) -> mig.Problem:
-    return mig.generate(n=n, gpu="A100", workload="MixedScaling", times="WideTimes", seed=seed)
+def _instance(n: int, seed: int, reconf: bool = True) -> mig.Problem:
+    """The benchmark batch; without reconfiguration its GPU has zero create/destroy times."""
+    p = mig.generate(n=n, gpu="A100", workload="MixedScaling", times="WideTimes", seed=seed)
+    return p if reconf else p.without_reconfiguration()
 
 
 def run_one(row: str, n: int, seed: int, time_limit: float, workers: int) -> dict[str, Any]:
@@ -65,11 +72,9 @@ def run_one(row: str, n: int, seed: int, time_limit: float, workers: int) -> dic
     from milp.mig import solve
 
     backend, reconf, opts = ROWS[row]
-    kwargs: dict[str, Any] = dict(backend=backend, reconfiguration=reconf, time_limit=time_limit, workers=workers)
-    if backend == "cpsat":
-        kwargs["hint"] = None  # FAR's schedule when available
-    kwargs.update(opts)
-    res = solve(_instance(n, seed), **kwargs)
+    kwargs: dict[str, Any] = dict(backend=backend, time_limit=time_limit, workers=workers)
+    kwargs.update(opts)  # hint: FAR's schedule unless the row says False
+    res = solve(_instance(n, seed, reconf), **kwargs)
     return {"time": res.runtime, "proven": res.proven, "gap": res.gap or 0.0, "objective": res.objective,
             "lower_bound": res.lower_bound}
 
@@ -112,12 +117,11 @@ def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bo
     jobs = [(n, s) for n in ns for s in range(seeds)]
     acc: dict[tuple[int, bool], list] = {}
     for n, s in _bar(jobs, len(jobs), quiet, "ratios"):
-        p = _instance(n, s)
         for reconf in (False, True):
-            target = p if reconf else p.without_reconfiguration()
-            far_ms = far.schedule(target).makespan
-            res = solve(p, backend="cpsat", reconfiguration=reconf, time_limit=time_limit, workers=workers)
-            lb = mig_bounds.lower_bound(target, reconfiguration=reconf)
+            p = _instance(n, s, reconf)
+            far_ms = far.schedule(p).makespan
+            res = solve(p, backend="cpsat", time_limit=time_limit, workers=workers)
+            lb = mig_bounds.lower_bound(p)
             acc.setdefault((n, reconf), []).append({
                 "far_opt": far_ms / res.objective, "far_lb_opt": far_ms / res.lower_bound,
                 "opt_lb": res.objective / lb, "opt_area": res.objective / mig_bounds.area_bound(p),

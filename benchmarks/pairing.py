@@ -1,4 +1,4 @@
-"""Benchmark: co-scheduling with Edmonds' matching vs time sharing (seed 003, Sec. 5).
+"""Benchmark: co-scheduling with Edmonds' matching vs time sharing (co-scheduling paper, Sec. 5).
 
 ``python -m benchmarks.pairing`` prints
 
@@ -25,46 +25,63 @@ handicapped; the paper's 67% is measured against that naive baseline and
 includes whatever the even split costs on the real node (the text gives no
 separate figure for it).
 
+The heuristics come from ``heuristics.pairing.METHODS``: the C = 2 tables
+report those of :data:`C2_METHODS`, the C = 3 table those of
+:data:`C3_METHODS`; ``--methods`` keeps a subset (an unknown name is an
+error). Every generated queue up to ``--exact-max-W`` (default: all of
+them, W = 200 included) is also solved exactly, so the "Algorithm 1 =
+exact" column counts proven optima only. ``--markdown`` prints the tables
+the README shows. The default run takes about 2 minutes on a loaded 2-core
+machine.
+
 Examples
 --------
 ``python -m benchmarks.pairing --quiet --seeds 2 --timing-runs 3``
+``python -m benchmarks.pairing --quiet --markdown``
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 
-from instances import pairing
+from benchmarks import common
 from heuristics import pairing as hp
+from instances import pairing
+
+
+#: Registry methods of the C = 2 tables (the Sec. 5.2 comparison), baseline first.
+C2_METHODS = ("ts-naive", "ts-opt", "algorithm1")
+#: Registry methods compared with the C = 3 optimum.
+C3_METHODS = ("algorithm1", "greedy", "local-search")
+_LABEL = {"ts-naive": "TS + naive caps", "ts-opt": "TS + opt caps", "algorithm1": "Algorithm 1",
+          "greedy": "greedy", "local-search": "local search"}
+
+
+def _label(name: str) -> str:
+    return _LABEL.get(name, name)
 
 
 def _speedup(base: float, t: float) -> float:
     return (base / t - 1.0) * 100.0
 
 
-def _policies(problem: pairing.PairingProblem, exact: bool = True):
-    """Totals and planning times of every policy for one problem."""
-    t0 = time.perf_counter()
-    costs = hp.search(problem)
-    plan = hp.algorithm1(problem, costs=costs)
-    plan_time = time.perf_counter() - t0
-    out = {
-        "naive": hp.time_sharing(problem, "naive").total_time,
-        "opt": hp.time_sharing(problem, "optimal", costs=costs).total_time,
-        "cosched": plan.total_time,
-        "plan_s": plan_time,
-        "plan": plan,
-    }
-    for name, p in (("cosched", plan),):
-        errs = pairing.check(problem, p)
+def _policies(problem: pairing.PairingProblem, methods, exact: bool = True):
+    """Plans, totals and planning times of the chosen C = 2 methods for one problem."""
+    out = {"plans": {}, "total": {}, "plan_s": {}}
+    for name in methods:
+        t0 = time.perf_counter()
+        plan = hp.METHODS[name](problem)
+        out["plan_s"][name] = time.perf_counter() - t0
+        errs = pairing.check(problem, plan)
         if errs:
             raise RuntimeError(f"{name} plan rejected by the checker: {errs[:2]}")
+        out["plans"][name] = plan
+        out["total"][name] = plan.total_time
     if exact:
         from milp.pairing import solve
-        res = solve(problem, backend="cpsat", costs=costs, time_limit=60)
+        res = solve(problem, backend="cpsat", time_limit=60)
         out["exact"] = res.objective
         out["exact_status"] = str(res.status)
     return out
@@ -81,93 +98,132 @@ def _has_triples(model) -> bool:
     return not isinstance(model, pairing.TableModel) or any(len(k[1]) == 2 for k in model.table)
 
 
-def table6(p_totals, model, quiet: bool) -> list[str]:
-    lines = ["## Table 6 job mixes (analytic model)" if isinstance(model, pairing.AnalyticModel)
-             else "## Table 6 job mixes (table model)", "",
-             "| mix | W | P_total | TS+naive [s] | TS+opt [s] | Algorithm 1 [s] | exact [s] | "
-             "speed-up opt caps | speed-up co-sched | planning [ms] | job sets |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+def _heading(title: str, markdown: bool) -> list[str]:
+    """A section title: a markdown heading in the report, a caption line under ``--markdown``."""
+    return [f"{title}:", ""] if markdown else [f"## {title}", ""]
+
+
+def table6(p_totals, model, quiet: bool, methods=C2_METHODS, markdown: bool = False) -> list[str]:
+    """The paper's Table 6 job mixes: total time per method, the exact optimum, speed-ups over naive TS."""
+    cols = [m for m in C2_METHODS if m in methods]
+    base = "ts-naive" if "ts-naive" in cols else None
+    ups = [m for m in cols if m != base] if base else []
+    kind = "analytic model" if isinstance(model, pairing.AnalyticModel) else "table model"
+    if markdown:
+        header = (["mix (Table 6)", "P_total"] + [f"{_label(m)} [s]" for m in cols] + ["exact [s]"]
+                  + [f"speed-up {_label(m)} vs naive" for m in ups])
+    else:
+        header = (["mix", "W", "P_total"] + [f"{_label(m)} [s]" for m in cols] + ["exact [s]"]
+                  + [f"speed-up {_label(m)}" for m in ups] + ["planning [ms]", "job sets"])
     apps = _table_apps(model)
-    for pt in p_totals:
-        for mix in (1, 2, 3):
-            if apps is not None and not set(pairing.JOB_MIXES[mix]) <= set(apps):
-                lines.append(f"| JobMix{mix} | | {pt:g} | skipped: the table lacks some of its "
-                             f"programs | | | | | | | |")
-                continue
-            prob = pairing.PairingProblem(pairing.job_mix(mix), pairing.ConfigSpace(p_total=pt),
-                                          model)
-            r = _policies(prob)
-            sets = ", ".join("-".join(s.jobs) for s in r["plan"].sets)
-            lines.append(f"| JobMix{mix} | {prob.W} | {pt:g} | {r['naive']:.2f} | {r['opt']:.2f} | "
-                         f"{r['cosched']:.2f} | {r['exact']:.2f} | "
-                         f"{_speedup(r['naive'], r['opt']):.1f}% | "
-                         f"{_speedup(r['naive'], r['cosched']):.1f}% | {r['plan_s'] * 1e3:.1f} | "
-                         f"{sets} |")
-    return lines
+    rows = []
+    todo = [(pt, mix) for pt in p_totals for mix in (1, 2, 3)]
+    for pt, mix in common.progress(todo, quiet=quiet, desc="job mixes"):
+        if apps is not None and not set(pairing.JOB_MIXES[mix]) <= set(apps):
+            cells = [f"JobMix{mix}"] + ([] if markdown else [""]) + [f"{pt:g}"]
+            cells.append("skipped: the table lacks some of its programs")
+            rows.append(cells + [""] * (len(header) - len(cells)))
+            continue
+        prob = pairing.PairingProblem(pairing.job_mix(mix), pairing.ConfigSpace(p_total=pt), model)
+        r = _policies(prob, cols)
+        shown = "algorithm1" if "algorithm1" in cols else cols[-1]
+        exact = f"{r['exact']:.2f}" + ("" if r["exact_status"] == "OPTIMAL" else f" ({r['exact_status']})")
+        totals = [f"{r['total'][m]:.2f}" for m in cols]
+        speed = [f"{_speedup(r['total'][base], r['total'][m]):.1f}%" for m in ups]
+        if markdown:
+            rows.append([f"JobMix{mix}", f"{pt:g}"] + totals + [exact] + speed)
+        else:
+            sets = ", ".join("-".join(x.jobs) for x in r["plans"][shown].sets)
+            rows.append([f"JobMix{mix}", str(prob.W), f"{pt:g}"] + totals + [exact] + speed
+                        + [f"{r['plan_s'][shown] * 1e3:.1f}", sets])
+    return _heading(f"Table 6 job mixes, {kind}, total time of the window", markdown) + \
+        [common.markdown_table(header, rows)]
 
 
-def generated(p_totals, Ws, seeds, model, quiet: bool, exact_max_W: int = 60) -> list[str]:
-    from tqdm import tqdm
-    lines = ["## Generated queues (mean over seeds)", "",
-             "| W | P_total | seeds | speed-up opt caps | speed-up co-sched | co-sched = exact | "
-             "jobs co-run / W | planning [ms] |", "|---|---|---|---|---|---|---|---|"]
+def generated(p_totals, Ws, seeds, model, quiet: bool, exact_max_W: int = 200,
+              methods=C2_METHODS, markdown: bool = False) -> list[str]:
+    """Generated queues: mean speed-ups over ``seeds`` queues per (W, P_total), Algorithm 1 against the optimum."""
+    cols = [m for m in C2_METHODS if m in methods]
+    base = "ts-naive" if "ts-naive" in cols else None
+    ups = [m for m in cols if m != base] if base else []
+    alg = "algorithm1" in cols
+    header = (["W", "P_total", "seeds"] + [f"speed-up {_label(m)}" for m in ups]
+              + (["Algorithm 1 = exact (proven optima)"] + ([] if markdown else ["jobs co-run / W", "planning [ms]"])
+                 if alg else ["exact [s]"]))
+    rows = []
     todo = [(pt, W) for pt in p_totals for W in Ws]
-    for pt, W in tqdm(todo, disable=quiet, desc="generated queues", file=sys.stderr):
-        su_opt, su_co, eq, frac, plan_ms = [], [], 0, [], []
+    for pt, W in common.progress(todo, quiet=quiet, desc="generated queues"):
+        su = {m: [] for m in ups}
+        eq, proven, frac, plan_ms, ex = 0, 0, [], [], []
+        solve = W <= exact_max_W
         for s in range(seeds):
             prob = pairing.PairingProblem(pairing.generate(W, seed=s, apps=_table_apps(model)),
                                           pairing.ConfigSpace(p_total=pt), model)
-            r = _policies(prob, exact=W <= exact_max_W)
-            su_opt.append(_speedup(r["naive"], r["opt"]))
-            su_co.append(_speedup(r["naive"], r["cosched"]))
-            eq += "exact" in r and abs(r["exact"] - r["cosched"]) <= W * 1e-6
-            frac.append(sum(len(x.jobs) for x in r["plan"].sets if len(x.jobs) > 1) / W)
-            plan_ms.append(r["plan_s"] * 1e3)
-        eq_txt = f"{eq}/{seeds}" if W <= exact_max_W else "not run"
-        lines.append(f"| {W} | {pt:g} | {seeds} | {statistics.mean(su_opt):.1f}% | "
-                     f"{statistics.mean(su_co):.1f}% | {eq_txt} | {statistics.mean(frac):.2f} | "
-                     f"{statistics.median(plan_ms):.1f} |")
-    return lines
+            r = _policies(prob, cols, exact=solve)
+            for m in ups:
+                su[m].append(_speedup(r["total"][base], r["total"][m]))
+            ok = solve and r["exact_status"] == "OPTIMAL"
+            proven += ok
+            if ok:
+                ex.append(r["exact"])
+            if alg:
+                plan = r["plans"]["algorithm1"]
+                eq += ok and abs(r["exact"] - plan.total_time) <= 1e-6 * r["exact"]
+                frac.append(sum(len(x.jobs) for x in plan.sets if len(x.jobs) > 1) / W)
+                plan_ms.append(r["plan_s"]["algorithm1"] * 1e3)
+        if not solve:
+            exact_txt = f"not solved (W > --exact-max-W {exact_max_W})"
+        else:
+            exact_txt = f"{eq}/{proven}" + (f" ({seeds - proven} not proven)" if proven < seeds else "")
+        row = [str(W), f"{pt:g}", str(seeds)] + [f"{statistics.mean(su[m]):.1f}%" for m in ups]
+        if alg:
+            row.append(exact_txt)
+            if not markdown:
+                row += [f"{statistics.mean(frac):.2f}", f"{statistics.median(plan_ms):.1f}"]
+        else:
+            row.append(f"{statistics.mean(ex):.2f}" if ex else exact_txt)
+        rows.append(row)
+    return _heading("Generated queues (means over seeds)", markdown) + [common.markdown_table(header, rows)]
 
 
-def triples(p_total, Ws, seeds, model, quiet: bool) -> list[str]:
-    from tqdm import tqdm
-
+def triples(p_total, Ws, seeds, model, quiet: bool, methods=C3_METHODS, markdown: bool = False) -> list[str]:
+    """C = 3: each method's total time over the exact C = 3 optimum (or its proven bound)."""
     from milp.pairing import solve
-    lines = ["## C = 3 (triples) on generated queues", "",
-             "| W | seeds | C=2 Edmonds / C=3 OPT | greedy / C=3 OPT | local search / C=3 OPT | "
-             "exact C=3 solve [s] |",
-             "|---|---|---|---|---|---|"]
-    for W in tqdm(Ws, disable=quiet, desc="C=3", file=sys.stderr):
-        r2, rg, rl, ts = [], [], [], []
+    cols = [m for m in C3_METHODS if m in methods]
+    header = ["W", "seeds"] + [f"{_label(m)} / C=3 OPT" for m in cols] + ["exact C=3 solve [s]"]
+    rows = []
+    for W in common.progress(Ws, quiet=quiet, desc="C=3"):
+        ratios, ts = {m: [] for m in cols}, []
         for s in range(seeds):
             prob = pairing.PairingProblem(pairing.generate(W, seed=100 + s,
                                                            apps=_table_apps(model)),
                                           pairing.ConfigSpace(p_total=p_total), model, 3)
-            costs = hp.costs_of(prob, triples=True)
+            costs = pairing.costs_of(prob, triples=True)
             t0 = time.perf_counter()
             res = solve(prob, backend="cpsat", costs=costs, time_limit=60)
             ts.append(time.perf_counter() - t0)
-            opt = res.objective
-            r2.append(hp.algorithm1(prob, costs=costs).total_time / opt)
-            rg.append(hp.greedy(prob, costs=costs).total_time / opt)
-            rl.append(hp.local_search(prob, costs=costs).total_time / opt)
-        lines.append(f"| {W} | {seeds} | {statistics.mean(r2):.4f} (max {max(r2):.4f}) | "
-                     f"{statistics.mean(rg):.4f} (max {max(rg):.4f}) | "
-                     f"{statistics.mean(rl):.4f} (max {max(rl):.4f}) | "
-                     f"{statistics.median(ts):.2f} |")
-    return lines
+            opt = res.objective if res.proven else res.lower_bound
+            for m in cols:
+                plan = hp.METHODS[m](prob)
+                if pairing.check(prob, plan):
+                    raise RuntimeError(f"{m} plan rejected by the checker: {pairing.check(prob, plan)[:2]}")
+                ratios[m].append(plan.total_time / opt)
+        rows.append([str(W), str(seeds)]
+                    + [f"{statistics.mean(ratios[m]):.4f} (max {max(ratios[m]):.4f})" for m in cols]
+                    + [f"{statistics.median(ts):.2f}"])
+    return _heading(f"C = 3 (triples) on generated queues, P_total {p_total:g}", markdown) + \
+        [common.markdown_table(header, rows)]
 
 
-def timing(W: int, runs: int, p_total: float, model, quiet: bool) -> list[str]:
-    from tqdm import tqdm
+def timing(W: int, runs: int, p_total: float, model, quiet: bool, markdown: bool = False) -> list[str]:
+    """Wall time of the full pipeline (configuration search, matching, split) at window size ``W``."""
     prob = pairing.PairingProblem(pairing.generate(W, seed=0, apps=_table_apps(model)),
                                   pairing.ConfigSpace(p_total=p_total), model)
     hp.algorithm1(prob)  # warm-up: imports (highspy, networkx) are not planning time
     tot, srch, match = [], [], []
-    for _ in tqdm(range(runs), disable=quiet, desc=f"W={W} pipeline", file=sys.stderr):
+    for _ in common.progress(range(runs), quiet=quiet, desc=f"W={W} pipeline"):
         t0 = time.perf_counter()
-        costs = hp.search(prob)
+        costs = pairing.search(prob)
         t1 = time.perf_counter()
         plan = hp.algorithm1(prob, costs=costs)
         t2 = time.perf_counter()
@@ -178,54 +234,54 @@ def timing(W: int, runs: int, p_total: float, model, quiet: bool) -> list[str]:
     if errs:
         raise RuntimeError(f"W={W} plan rejected by the checker: {errs[:2]}")
     pairs = W * (W - 1) // 2
-    return ["## Full pipeline timing", "",
-            "| W | pairs | configurations / pair | runs | search [s] | matching + split [s] | "
-            "total median [s] | total max [s] |", "|---|---|---|---|---|---|---|---|",
-            f"| {W} | {pairs} | {len(prob.space.corun_configs(2))} | {runs} | "
-            f"{statistics.median(srch):.3f} | {statistics.median(match):.3f} | "
-            f"{statistics.median(tot):.3f} | {max(tot):.3f} |"]
+    return _heading("Full pipeline timing", markdown) + [common.markdown_table(
+        ["W", "pairs", "configurations / pair", "runs", "search [s]", "matching + split [s]",
+         "total median [s]", "total max [s]"],
+        [[W, pairs, len(prob.space.corun_configs(2)), runs, f"{statistics.median(srch):.3f}",
+          f"{statistics.median(match):.3f}", f"{statistics.median(tot):.3f}", f"{max(tot):.3f}"]])]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.pairing", description=__doc__.split("\n")[0])
-    ap.add_argument("--p-total", type=float, nargs="+", default=[350.0, 400.0],
-                    help="total power caps [W] (Table 4: 350 400)")
-    ap.add_argument("--W", type=int, nargs="+", default=[8, 20, 50, 200],
+    ap = common.Parser(prog="python -m benchmarks.pairing", description=common.description(__doc__))
+    ap.add_argument("--p-total", type=common.positive_float, nargs="+", default=[350.0, 400.0],
+                    help="total power caps [W] (the paper's Table 4)")
+    ap.add_argument("--W", type=common.positive_int, nargs="+", default=[8, 20, 50, 200],
                     help="window sizes of the generated queues")
-    ap.add_argument("--seeds", type=int, default=5, help="generated queues per (W, P_total)")
-    ap.add_argument("--exact-max-W", type=int, default=60,
-                    help="solve generated queues exactly (CP-SAT) up to this W")
-    ap.add_argument("--triple-W", type=int, nargs="*", default=[6, 9, 12, 15],
-                    help="window sizes for the C = 3 comparison (empty: skip)")
-    ap.add_argument("--timing-W", type=int, default=200, help="W of the pipeline timing (0: skip)")
-    ap.add_argument("--timing-runs", type=int, default=7, help="runs of the pipeline timing")
-    ap.add_argument("--table", help="slowdown CSV for TableModel instead of the analytic model")
-    ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    ap.add_argument("--seeds", type=common.positive_int, default=5, help="generated queues per (W, P_total)")
+    ap.add_argument("--exact-max-W", type=common.nonnegative_int, default=200,
+                    help="solve the generated queues exactly (CP-SAT) up to this W (0: none)")
+    ap.add_argument("--triple-W", type=common.positive_int, nargs="*", default=[6, 9, 12, 15],
+                    help="window sizes for the C = 3 comparison (none given: skip)")
+    ap.add_argument("--timing-W", type=common.nonnegative_int, default=200,
+                    help="W of the pipeline timing (0: skip)")
+    ap.add_argument("--timing-runs", type=common.positive_int, default=7, help="runs of the pipeline timing")
+    ap.add_argument("--table", help="slowdown CSV for a measured TableModel (default: the analytic model)")
+    ap.add_argument("--methods", type=common.comma_choices(hp.METHODS, "method"), default=None,
+                    help=f"comma list from heuristics.pairing.METHODS (default: all, {','.join(hp.METHODS)})")
+    common.add_markdown(ap)
+    common.add_quiet(ap)
     args = ap.parse_args(argv)
-    if args.seeds < 1:
-        ap.error("--seeds must be >= 1")
-    if args.timing_runs < 1:
-        ap.error("--timing-runs must be >= 1")
-    if any(w < 1 for w in args.W) or args.timing_W < 0 or any(w < 1 for w in args.triple_W):
-        ap.error("window sizes must be >= 1")
+    methods = args.methods or list(hp.METHODS)
+    if not any(m in C2_METHODS for m in methods):
+        ap.error(f"--methods: the C = 2 tables need one of {', '.join(C2_METHODS)}")
     try:
         for pt in args.p_total:
             pairing.ConfigSpace(p_total=pt).power_pairs()
         model = pairing.TableModel.from_csv(args.table) if args.table else pairing.AnalyticModel()
     except pairing.InstanceError as e:
         ap.error(str(e))
-    out = table6(args.p_total, model, args.quiet)
-    out += [""] + generated(args.p_total, args.W, args.seeds, model, args.quiet,
-                            args.exact_max_W)
+    md = args.markdown
+    out = table6(args.p_total, model, args.quiet, methods, md)
+    out += [""] + generated(args.p_total, args.W, args.seeds, model, args.quiet, args.exact_max_W, methods, md)
     if args.triple_W and not _has_triples(model):
         out += ["", "C = 3 skipped: the slowdown table has no triple measurements."]
-    elif args.triple_W:
-        out += [""] + triples(args.p_total[0], args.triple_W, args.seeds, model, args.quiet)
+    elif args.triple_W and any(m in C3_METHODS for m in methods):
+        out += [""] + triples(args.p_total[0], args.triple_W, args.seeds, model, args.quiet, methods, md)
     if args.timing_W:
-        out += [""] + timing(args.timing_W, args.timing_runs, args.p_total[0], model, args.quiet)
+        out += [""] + timing(args.timing_W, args.timing_runs, args.p_total[0], model, args.quiet, md)
     print("\n".join(out))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.run_cli(main)

@@ -1,8 +1,10 @@
-"""Experiments of seed 004 (Sec. 7): Figures 5-9 as tables and PNG plots.
+"""Experiments of the real-time partitioning paper (Sec. 7): Figures 5-9 as tables and PNG plots.
 
 For each task-set size ``n`` (50 and 200 by default) and total utilisation
-``U`` on ``M = 68`` SMs, ``--reps`` task sets are drawn with the Sec. 7.1
-generator (``prm = 0.5``) and every heuristic is run:
+``U`` on ``M = --sms`` SMs (68, the paper's RTX 2080 Ti), ``--reps`` task
+sets are drawn with the Sec. 7.1 generator (a task is memory-intensive with
+probability ``--prm``) and every heuristic of ``heuristics.realtime.METHODS``
+(or those named by ``--methods``; an unknown name is an error) is run:
 
 - schedulability rate (Fig. 5, 7): share of task sets a heuristic fits in
   ``M`` SMs (1G: one 68-SM partition under EDF). ``1G_fluid`` is the
@@ -17,14 +19,24 @@ generator (``prm = 0.5``) and every heuristic is run:
   valid (``target=0``) vs the minimum total SMs (``milp.realtime``,
   enumeration with the same test).
 
-Run ``python -m benchmarks.realtime`` (a few minutes) or with ``--reps 100``
-and ``--step 2`` for the paper's full sweep. Timings are wall-clock on a
-shared machine.
+It prints the tables (``--markdown``: only those the README shows) and
+writes four PNG plots, ``realtime_sched.png``, ``realtime_load.png``,
+``realtime_parts.png`` and ``realtime_ms.png``, into ``--out`` (default
+``results/realtime``, created if missing; ``--no-plots`` skips them).
+The default run took 7 minutes on a 2-core machine loaded by other jobs; the
+paper's sweep (``--reps 100 --step 2``) takes hours. Timings are
+wall-clock on a shared machine.
+
+Examples
+--------
+::
+
+    python -m benchmarks.realtime
+    python -m benchmarks.realtime --reps 10 --step 2 --gap-reps 10 --markdown
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import sys
@@ -32,12 +44,13 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import common
 from heuristics import realtime as h
 from instances import realtime as rt
 from milp.realtime import solve
 
-HEURISTICS = ["1G", "SMS_ACT", "SMS_INA", "BF_ACT", "BF_INA"]
-PARTITIONING = HEURISTICS[1:]
+#: The heuristics of every table, from the family's registry (``--methods`` picks some).
+METHODS = list(h.METHODS)
 DEFAULT_UTILS = {50: [30, 35, 40, 45, 50, 55, 60], 200: [34, 36, 38, 40, 42, 44, 46]}
 
 
@@ -47,12 +60,17 @@ def task_seed(base: int, n: int, util: float, rep: int) -> int:
     return int(ss.generate_state(1)[0])
 
 
+def _partitioning(methods: list[str]) -> list[str]:
+    return [m for m in methods if m != "1G"]
+
+
 def sweep(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str, seed: int,
-          bar=None) -> dict[float, dict[str, dict[str, list]]]:
+          bar=None, methods: list[str] | None = None) -> dict[float, dict[str, dict[str, list]]]:
     """Run every heuristic on ``reps`` task sets per utilisation."""
+    methods = METHODS if methods is None else methods
     out: dict[float, dict[str, dict[str, list]]] = {}
     for u in utils:
-        row = {name: {"ok": [], "load": [], "parts": [], "ms": []} for name in HEURISTICS + ["1G_fluid"]}
+        row = {name: {"ok": [], "load": [], "parts": [], "ms": []} for name in methods + ["1G_fluid"]}
         row["_bounds"] = {"best": [], "worst": []}
         for r in range(reps):
             p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed, n, u, r))
@@ -60,7 +78,7 @@ def sweep(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str
             row["_bounds"]["best"].append(best / worst)
             row["_bounds"]["worst"].append(1.0)
             row["1G_fluid"]["ok"].append(h.one_gpu_fluid(p))
-            for name in HEURISTICS:
+            for name in methods:
                 res = h.run(p, name, test=test)
                 rec = row[name]
                 rec["ok"].append(res.success)
@@ -85,53 +103,59 @@ def _fmt(x: float, nd: int = 2) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
 
-def table(headers: list[str], rows: list[list[str]]) -> str:
-    """A markdown table."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+table = common.markdown_table
 
 
-def report(n: int, res: dict, reps: int) -> tuple[str, dict[str, dict]]:
-    """Tables for one task-set size; also returns the series for plotting."""
+def report(n: int, res: dict, reps: int, methods: list[str] | None = None,
+           markdown: bool = False) -> tuple[str, dict[str, dict]]:
+    """Tables for one task-set size (``markdown``: only the README's schedulability table); also returns
+    the series for plotting."""
+    methods = METHODS if methods is None else methods
+    part = _partitioning(methods)
     utils = list(res)
     series: dict[str, dict] = {"sched": {}, "load": {}, "parts": {}, "ms": {}}
-    cols = HEURISTICS + ["1G_fluid"]
+    cols = methods + ["1G_fluid"]
     for name in cols:
         series["sched"][name] = [_mean(res[u][name]["ok"]) for u in utils]
-    for name in HEURISTICS:
+    for name in methods:
         series["load"][name] = [_mean(res[u][name]["load"]) for u in utils]
         series["parts"][name] = [_mean(res[u][name]["parts"]) for u in utils]
         series["ms"][name] = [statistics.median(res[u][name]["ms"]) for u in utils]
     series["load"]["Best"] = [_mean(res[u]["_bounds"]["best"]) for u in utils]
     series["load"]["Worst"] = [1.0 for _ in utils]
     fig = {50: "Fig. 5", 200: "Fig. 7"}.get(n, "schedulability")
+    if markdown:
+        where = {50: " (Fig. 5)", 200: " (Fig. 7)"}.get(n, "")
+        return "\n".join([f"Schedulability rate, n = {n}{where}, {reps} task set{'s' if reps > 1 else ''} per point:", "",
+                          table(["U"] + cols, [[f"{u:g}"] + [_fmt(series['sched'][c][k]) for c in cols]
+                                               for k, u in enumerate(utils)])]), series
     out = [f"### n = {n} tasks: schedulability rate ({fig}; {reps} task sets per point)\n",
            table(["U"] + cols, [[f"{u:g}"] + [_fmt(series['sched'][c][k]) for c in cols]
                                 for k, u in enumerate(utils)]),
            f"\n### n = {n}: scheduled load / worst load (Fig. 6, 8; successful runs; best = no conflict)\n",
-           table(["U", "best"] + PARTITIONING + ["1G"],
+           table(["U", "best"] + methods,
                  [[f"{u:g}", _fmt(series['load']['Best'][k])]
-                  + [_fmt(series['load'][c][k]) for c in PARTITIONING + ["1G"]]
+                  + [_fmt(series['load'][c][k]) for c in methods]
                   for k, u in enumerate(utils)]),
            f"\n### n = {n}: mean number of partitions (successful runs)\n",
-           table(["U"] + PARTITIONING,
-                 [[f"{u:g}"] + [_fmt(series['parts'][c][k], 1) for c in PARTITIONING]
+           table(["U"] + part,
+                 [[f"{u:g}"] + [_fmt(series['parts'][c][k], 1) for c in part]
                   for k, u in enumerate(utils)]),
            f"\n### n = {n}: analysis time, median ms per task set (Fig. 9)\n",
-           table(["U"] + HEURISTICS,
-                 [[f"{u:g}"] + [_fmt(series['ms'][c][k], 1) for c in HEURISTICS]
+           table(["U"] + methods,
+                 [[f"{u:g}"] + [_fmt(series['ms'][c][k], 1) for c in methods]
                   for k, u in enumerate(utils)])]
     return "\n".join(out), series
 
 
 def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str,
-                   seed: int, bar=None) -> str:
+                   seed: int, bar=None, methods: list[str] | None = None, markdown: bool = False) -> str:
     """Heuristics (merging until no valid merge) vs the exact minimum total SMs."""
+    part = _partitioning(METHODS if methods is None else methods)
     rows = []
     for u in utils:
-        opt, opt_density, ratios = [], [], {name: [] for name in PARTITIONING}
-        hits = {name: 0 for name in PARTITIONING}
+        opt, opt_density, ratios = [], [], {name: [] for name in part}
+        hits = {name: 0 for name in part}
         for r in range(reps):
             p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed + 1, n, u, r))
             exact = solve(p, backend="enumerate", test=test, capacity=False)
@@ -143,7 +167,7 @@ def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, 
             opt.append(exact.objective)
             if dens.objective is not None:
                 opt_density.append(dens.objective / exact.objective)
-            for name in PARTITIONING:
+            for name in part:
                 res = h.run(p, name, test=test, target=0)
                 if res.solution is None:
                     continue
@@ -152,14 +176,27 @@ def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, 
                 hits[name] += res.solution.total_sms == exact.objective
         k = len(opt)
         rows.append([f"{u:g}", str(k), _fmt(_mean(opt), 1), _fmt(_mean(opt_density), 3)]
-                    + [f"{_fmt(_mean(ratios[c]), 3)} ({hits[c]}/{k})" for c in PARTITIONING])
-    head = (f"### Gap to the exact optimum: n = {n}, test = {test}; mean heuristic SMs / "
-            f"optimal SMs (optimal in x/k sets)\n")
-    return head + "\n" + table(["U", "sets", f"OPT ({test})", "OPT density / OPT"] + PARTITIONING, rows)
+                    + [f"{_fmt(_mean(ratios[c]), 3)} ({hits[c]}/{k})" for c in part])
+    head = (f"Gap to the exact minimum number of SMs (n = {n}, {test} test, {reps} sets per row; mean "
+            f"heuristic SMs / optimal SMs, sets where the heuristic is optimal in brackets):\n"
+            if markdown else f"### Gap to the exact optimum: n = {n}, test = {test}; mean heuristic SMs / "
+                             f"optimal SMs (optimal in x/k sets)\n")
+    return head + "\n" + table(["U", "sets", f"OPT ({test})", "OPT density / OPT"] + part, rows)
+
+
+#: Line styles of the plotted series: distinct marker, marker size and dash pattern for each, hollow
+#: markers drawn largest first, so that series with identical values (SMS_ACT and SMS_INA often are)
+#: stay visible as concentric markers on overlaid dashes instead of hiding each other.
+_STYLES = [("o", 9, "-"), ("s", 7, "--"), ("^", 6, "-."), ("D", 4.5, ":"), ("v", 7.5, (0, (6, 2))),
+           ("x", 6, (0, (3, 1, 1, 1))), ("*", 8, (0, (1, 2))), ("P", 5, (0, (8, 2, 2, 2)))]
 
 
 def plot(all_series: dict[int, dict], utils: dict[int, list], out: Path) -> list[Path]:
-    """PNG plots (Agg backend), one per metric, one panel per task-set size."""
+    """PNG plots (Agg backend), one per metric, one panel per task-set size.
+
+    A series without any data point (1G's load: it never schedules a set) is
+    left out, legend entry included.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -169,19 +206,27 @@ def plot(all_series: dict[int, dict], utils: dict[int, list], out: Path) -> list
               "parts": "Number of partitions", "ms": "Analysis time (ms, median)"}
     paths = []
     out.mkdir(parents=True, exist_ok=True)
+    # one colour and style per series name, the same in every plot
+    names = list(dict.fromkeys(name for series in all_series.values() for per in series.values() for name in per))
+    index = {name: i for i, name in enumerate(names)}
     for metric, title in titles.items():
         fig, axes = plt.subplots(1, len(all_series), figsize=(5.5 * len(all_series), 4),
                                  squeeze=False)
         for ax, (n, series) in zip(axes[0], all_series.items()):
-            for name, ys in series[metric].items():
-                style = "--" if name in ("Best", "Worst", "1G_fluid") else "-"
-                ax.plot(utils[n], ys, style, marker="o", ms=3, label=name)
+            drawn = [(name, ys) for name, ys in series[metric].items()
+                     if any(y is not None and not math.isnan(y) for y in ys)]
+            for name, ys in drawn:
+                i = index[name]
+                marker, size, dash = _STYLES[i % len(_STYLES)]
+                ax.plot(utils[n], ys, linestyle=dash, marker=marker, ms=size, mfc="none", mew=1.2,
+                        lw=1.3, color=f"C{i % 10}", label=name, zorder=2 + i)
             ax.set_title(f"{title}, n = {n}")
             ax.set_xlabel("Total utilization")
             if metric == "ms":
                 ax.set_yscale("log")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
+            if drawn:
+                ax.legend(fontsize=7)
         fig.tight_layout()
         path = out / f"realtime_{metric}.png"
         fig.savefig(path, dpi=110)
@@ -191,38 +236,39 @@ def plot(all_series: dict[int, dict], utils: dict[int, list], out: Path) -> list
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.realtime", description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, nargs="+", default=[50, 200], help="task-set sizes")
-    ap.add_argument("--utils", type=float, nargs="+", help="total utilisations (same for every n)")
-    ap.add_argument("--step", type=float, help="utilisation step over the default range")
-    ap.add_argument("--reps", type=int, default=3, help="task sets per point (paper: 100)")
-    ap.add_argument("--sms", type=int, default=68)
-    ap.add_argument("--prm", type=float, default=0.5)
-    ap.add_argument("--test", choices=rt.TESTS, default="demand")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--gap-n", type=int, default=8, help="tasks per set in the gap experiment (0: skip)")
-    ap.add_argument("--gap-utils", type=float, nargs="+", default=[4, 8, 12])
-    ap.add_argument("--gap-reps", type=int, default=5)
-    ap.add_argument("--out", default="results/realtime", help="folder for the PNG plots")
-    ap.add_argument("--no-plots", action="store_true")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap = common.Parser(prog="python -m benchmarks.realtime", description=common.description(__doc__))
+    ap.add_argument("--n", type=common.positive_int, nargs="+", default=[50, 200], help="task-set sizes")
+    ap.add_argument("--utils", type=common.positive_float, nargs="+",
+                    help="total utilisations, the same for every n (default: the paper's range for n = 50 "
+                         "and n = 200, 30..60 and 34..46)")
+    ap.add_argument("--step", type=common.positive_float,
+                    help="utilisation step over the default range (default: the paper's points)")
+    ap.add_argument("--reps", type=common.positive_int, default=3, help="task sets per point (the paper: 100)")
+    ap.add_argument("--sms", type=common.positive_int, default=68,
+                    help="M, the GPU's number of streaming multiprocessors (the paper's RTX 2080 Ti has 68)")
+    ap.add_argument("--prm", type=common.fraction, default=0.5,
+                    help="prm of Sec. 7.1: the probability that a generated task is memory-intensive "
+                         "(the others are compute-intensive)")
+    ap.add_argument("--test", choices=rt.TESTS, default="demand",
+                    help="EDF schedulability test on each partition: exact processor demand, or density")
+    ap.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed of the task sets")
+    ap.add_argument("--gap-n", type=common.nonnegative_int, default=8,
+                    help="tasks per set in the gap-to-optimum experiment, at most 12 (exact enumeration is "
+                         "O(3^n); 0: skip)")
+    ap.add_argument("--gap-utils", type=common.positive_float, nargs="+", default=[4, 8, 12],
+                    help="total utilisations of the gap experiment")
+    ap.add_argument("--gap-reps", type=common.positive_int, default=5, help="task sets per gap utilisation")
+    ap.add_argument("--out", type=common.output_dir, default=Path("results/realtime"),
+                    help="folder for the PNG plots realtime_sched/_load/_parts/_ms.png (created if missing)")
+    ap.add_argument("--no-plots", action="store_true", help="write no PNG")
+    ap.add_argument("--methods", type=common.comma_choices(h.METHODS, "heuristic"), default=None,
+                    help=f"comma list from heuristics.realtime.METHODS (default: all, {','.join(METHODS)})")
+    common.add_markdown(ap)
+    common.add_quiet(ap)
     args = ap.parse_args(argv)
-    if args.reps < 1:
-        ap.error("--reps must be >= 1")
-    if any(n < 1 for n in args.n):
-        ap.error("--n must be >= 1")
-    if args.sms < 1:
-        ap.error("--sms must be >= 1")
-    if not 0 <= args.prm <= 1:
-        ap.error("--prm must be in [0, 1]")
-    if args.utils is not None and any(u <= 0 for u in args.utils):
-        ap.error("--utils must be > 0")
-    if args.step is not None and args.step <= 0:
-        ap.error("--step must be > 0")
-    if not 0 <= args.gap_n <= 12:
-        ap.error("--gap-n must be in 0..12 (exact enumeration is O(3^n))")
-    if args.gap_reps < 1 or any(u <= 0 for u in args.gap_utils):
-        ap.error("--gap-reps must be >= 1 and --gap-utils > 0")
+    methods = args.methods or list(METHODS)
+    if args.gap_n > 12:
+        ap.error(f"--gap-n must be at most 12 (exact enumeration is O(3^n)), got {args.gap_n}")
 
     utils: dict[int, list[float]] = {}
     for n in args.n:
@@ -234,31 +280,31 @@ def main(argv: list[str] | None = None) -> int:
                         else DEFAULT_UTILS.get(n, DEFAULT_UTILS[50]))
     total = sum(len(u) for u in utils.values()) * args.reps
     total += (len(args.gap_utils) * args.gap_reps) if args.gap_n else 0
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, disable=args.quiet, file=sys.stderr, desc="realtime")
-    print(f"# Seed 004 experiments: M = {args.sms} SMs, prm = {args.prm}, test = {args.test}, "
-          f"{args.reps} task sets per point, seed {args.seed}\n")
+    bar = common.progress(total=total, quiet=args.quiet, desc="realtime", unit="set")
+    if not args.markdown:
+        print(f"# Real-time partitioning experiments: M = {args.sms} SMs, prm = {args.prm}, "
+              f"test = {args.test}, {args.reps} task sets per point, seed {args.seed}\n")
     all_series = {}
     try:
         for n in args.n:
             try:
-                res = sweep(n, utils[n], args.reps, args.sms, args.prm, args.test, args.seed, bar)
+                res = sweep(n, utils[n], args.reps, args.sms, args.prm, args.test, args.seed, bar, methods)
             except rt.RealtimeError as exc:
                 ap.error(str(exc))
-            text, series = report(n, res, args.reps)
+            text, series = report(n, res, args.reps, methods, args.markdown)
             all_series[n] = series
             print(text + "\n", flush=True)
         if args.gap_n:
             print(gap_experiment(args.gap_n, args.gap_utils, args.gap_reps, args.sms, args.prm,
-                                 args.test, args.seed, bar) + "\n", flush=True)
+                                 args.test, args.seed, bar, methods, args.markdown) + "\n", flush=True)
     finally:
         bar.close()
     if not args.no_plots:
-        paths = plot(all_series, utils, Path(args.out))
-        print("plots: " + ", ".join(str(p) for p in paths))
+        with common.writing(ap, "--out"):
+            paths = plot(all_series, utils, args.out)
+        print("plots: " + ", ".join(str(p) for p in paths), file=sys.stderr if args.markdown else sys.stdout)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    common.run_cli(main)

@@ -1,10 +1,12 @@
-"""Lower bounds and performance guarantees for the MIG problem (seed 000).
+"""Lower bounds and performance guarantees for the MIG problem (FAR paper).
 
 * :func:`area_bound` -- the paper's baseline of Sec. 6.4: every task at its
   minimum area, the total spread evenly over the slices.
 * :func:`lower_bound` -- a stronger bound, valid for the exact problem with
-  reconfiguration (DESIGN.md rules 1-6) and for multi-batch workloads with
-  release times. It is the largest of
+  reconfiguration (rules 1-6 of :mod:`instances.mig_check`) and for
+  multi-batch workloads with release times. The problem carries the
+  reconfiguration times: on ``problem.without_reconfiguration()`` (all zero)
+  they drop out. It is the largest of
 
   1. a *moldable area bound*: for a candidate makespan C every task must use
      a size s that finishes by C, ``e_i(s) + t_i(s) <= C`` (``e_i`` = its
@@ -71,14 +73,17 @@ def area_bound(problem: ProblemLike) -> float:
     return sum(min(t.work(s) for s in t.sizes) for t in problem.tasks) / gpu.num_slices
 
 
-def _options(task: Task, gpu: GPUSpec, release: float, reconfiguration: bool) -> list[tuple[float, float, frozenset, float]]:
-    """(earliest finish, time, occupied slices, area) of each placement the task may use."""
+def _options(task: Task, gpu: GPUSpec, release: float, create: bool) -> list[tuple[float, float, frozenset, float]]:
+    """(earliest finish, time, occupied slices, area) of each placement the task may use.
+
+    ``create``: the task's instance must still be created (from time 0).
+    """
     out = []
     for p in gpu.placements:
         if p.size not in task.times:
             continue
         t = task.times[p.size]
-        earliest = max(release, gpu.create_time[p.size] if reconfiguration else 0.0)
+        earliest = max(release, gpu.create_time[p.size] if create else 0.0)
         out.append((earliest + t, t, p.slices, p.size * t))
     return out
 
@@ -99,11 +104,11 @@ def _min_feasible(breakpoints: Iterable[float], load) -> float:
 
 
 def _bounds_for(tasks: Sequence[Task], releases: dict[str, float], gpu: GPUSpec, t0: float,
-                reconfiguration: bool) -> tuple[float, float]:
+                create: bool) -> tuple[float, float]:
     """(moldable area bound, slice chain bound) for ``tasks``, none running before ``t0``."""
     if not tasks:
         return 0.0, 0.0
-    opts = [_options(t, gpu, max(releases[t.name], t0), reconfiguration) for t in tasks]
+    opts = [_options(t, gpu, max(releases[t.name], t0), create) for t in tasks]
     pts = [o[0] for os_ in opts for o in os_]
     S = gpu.num_slices
 
@@ -132,15 +137,23 @@ def _bounds_for(tasks: Sequence[Task], releases: dict[str, float], gpu: GPUSpec,
     return _min_feasible(pts, area_load), _min_feasible(pts, chain_load)
 
 
-def bound_report(problem: ProblemLike, reconfiguration: bool | None = None) -> dict[str, float]:
+def bound_report(problem: ProblemLike) -> dict[str, float]:
     """Every bound :func:`lower_bound` combines, by name (seconds).
 
     Keys: ``area`` (the paper's baseline), ``longest`` (longest minimum task
     time), ``moldable_area``, ``slice_chain`` and ``lower_bound`` (their max).
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5})])
+    >>> bound_report(p)["moldable_area"], bound_report(p.without_reconfiguration())["moldable_area"]
+    (1.63, 1.5)
     """
     gpu = problem.gpu
-    if reconfiguration is None:
-        reconfiguration = gpu.reconfigurable
+    # zero create/destroy times (a problem without reconfiguration) make every
+    # create term below vanish
+    reconfiguration = gpu.reconfigurable
     releases = problem.releases()
     batches = problem.batches if isinstance(problem, Workload) else (problem,)
     tc_min = min(gpu.create_time.values()) if reconfiguration else 0.0
@@ -160,16 +173,15 @@ def bound_report(problem: ProblemLike, reconfiguration: bool | None = None) -> d
     return report
 
 
-def lower_bound(problem: ProblemLike, reconfiguration: bool | None = None) -> float:
+def lower_bound(problem: ProblemLike) -> float:
     """A proven lower bound on the optimal makespan (see the module docstring).
 
     Parameters
     ----------
     problem
         A single batch or a multi-batch workload (release times respected).
-    reconfiguration
-        Count create times (valid only for the problem with reconfiguration).
-        ``None``: when the GPU has non-zero reconfiguration times.
+        Create times count when the GPU has them; on
+        ``problem.without_reconfiguration()`` they are zero.
 
     Examples
     --------
@@ -180,7 +192,7 @@ def lower_bound(problem: ProblemLike, reconfiguration: bool | None = None) -> fl
     >>> lower_bound(p.without_reconfiguration())
     1.5
     """
-    return bound_report(problem, reconfiguration)["lower_bound"]
+    return bound_report(problem)["lower_bound"]
 
 
 def approximation_factor(gpu: GPUSpec | str, gpus: int = 1) -> float:
@@ -218,3 +230,32 @@ def competitive_ratio(gpu: GPUSpec | str, gpus: int = 1) -> float:
     3.5
     """
     return 2.0 * approximation_factor(gpu, gpus=gpus)
+
+
+def phase2_bound(gpu: GPUSpec | str, work: float, h_max: float) -> float:
+    """FAR paper, Sec. 5: the bound on Algorithm 1's makespan without reconfiguration times.
+
+    For one allocation of total work ``work`` (sum of ``s * t(s)``) whose
+    longest task takes ``h_max``, FAR's phase 2 ends by
+    ``W/4 + 3/4 h_max`` on an A30 (Sec. 5.1) and by
+    ``max(W/6 + 5/6 h_max, W/4, W/5 + 3/5 h_max)`` on an A100/H100 (Sec. 5.2).
+
+    Raises
+    ------
+    InstanceError
+        For a GPU whose slices and sizes are not those of Sec. 5.
+
+    Examples
+    --------
+    >>> phase2_bound("A30", 8.0, 2.0)
+    3.5
+    """
+    gpu = _gpus.get(gpu)
+    if gpu.num_slices == 4 and set(gpu.sizes) == {1, 2, 4}:
+        return work / 4 + 0.75 * h_max
+    if gpu.num_slices == 7 and set(gpu.sizes) == {1, 2, 3, 4, 7}:
+        return max(work / 6 + 5 / 6 * h_max, work / 4, work / 5 + 0.6 * h_max)
+    raise InstanceError(f"the FAR paper proves no phase-2 bound for {gpu.name}", field="gpu")
+
+
+__all__ += ["phase2_bound"]

@@ -1,4 +1,4 @@
-"""Discrete-event simulation of CASE and of a Slurm-like manager on fixed MIG instances (seed 001).
+"""Discrete-event simulation of CASE and of a Slurm-like manager on fixed MIG instances (CASE paper).
 
 Two policies run the same batch (:class:`instances.case.Workload`, all jobs
 submitted at t = 0) on the same node:
@@ -57,14 +57,15 @@ from __future__ import annotations
 import heapq
 import itertools
 from dataclasses import dataclass, field
+from typing import Callable
 
 from instances.case import (EPS, Hold, Instance, Job, JobRun, TaskRun, Trace, Workload, eligible_instances,
                             metrics)
 from instances.errors import OptionError
 
-__all__ = ["simulate", "compare", "POLICIES"]
+__all__ = ["simulate", "compare", "METHODS"]
 
-POLICIES = ("slurm", "case")
+_POLICIES = ("slurm", "case")
 _SAME_TIME = 1e-9
 
 
@@ -93,8 +94,8 @@ class _Slot:
 
 class _Sim:
     def __init__(self, w: Workload, policy: str, workers: int | None, isolated_first: bool = True) -> None:
-        if policy not in POLICIES:
-            raise OptionError(f"policy must be one of {POLICIES}, got {policy!r}")
+        if policy not in _POLICIES:
+            raise OptionError(f"policy must be one of {_POLICIES}, got {policy!r}")
         if workers is not None and workers < 1:
             raise OptionError(f"workers must be >= 1, got {workers}")
         self.w, self.policy = w, policy
@@ -336,3 +337,13 @@ def compare(workload: Workload, *, isolated_first: bool = True) -> dict[str, flo
     out.update({f"slurm_{k}": v for k, v in ms.items()})
     out.update({f"case_{k}": v for k, v in mc.items()})
     return out
+
+
+#: Display name -> method ``method(workload) -> Trace`` (each trace passes
+#: :func:`instances.case.check`): the CASE paper's two managers and the
+#: ablation of CASE without Algorithm 1's isolated-first preference.
+METHODS: dict[str, Callable[[Workload], Trace]] = {
+    "slurm": lambda workload: simulate(workload, "slurm"),
+    "case": lambda workload: simulate(workload, "case"),
+    "case-fifo": lambda workload: simulate(workload, "case", isolated_first=False),
+}

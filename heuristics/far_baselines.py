@@ -1,4 +1,4 @@
-"""The baselines FAR is compared with in seed 000, Sec. 6.5: MISO-opt and FixPart.
+"""The baselines FAR is compared with in the FAR paper, Sec. 6.5: MISO-opt and FixPart.
 
 * :func:`miso_opt` -- MISO-opt (Li et al., SoCC'22, as described in Sec. 6.5):
   tasks in FIFO order; the next partition ``P = {I_0, ..., I_|P|-1}`` of
@@ -11,14 +11,15 @@
   partitions), :func:`fixpart_whole` (FixPart(7)) and :func:`fixpart_ones`
   (FixPart(1,...,1)).
 
-Every schedule obeys DESIGN.md's reconfiguration rules 1-6 (so ``mig.check``
+Every schedule obeys the reconfiguration rules 1-6 (so ``mig.check``
 accepts it with reconfiguration): the GPU starts empty, each instance is
 created before its first task, instances are destroyed only when a later
 instance needs their slices, and all create/destroy operations are
-serialised on one timeline. On a GPU whose create/destroy times are all zero
+serialised on one channel (:class:`instances.mig_channel.OpChannel`). On a
+GPU whose create/destroy times are all zero
 (``problem.without_reconfiguration()``) no operations are emitted.
 
-Readings of the seed we had to choose (the text is silent on them):
+Readings of the paper we had to choose (the text is silent on them):
 
 * ``speedup_j(s) = t_j(s0) / t_j(s)`` with ``s0`` the smallest size task ``j``
   may use (1 for every generated task); sizes a task's memory rules out are
@@ -41,13 +42,15 @@ Readings of the seed we had to choose (the text is silent on them):
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
+from heuristics.far_tree import check_scale
+from instances import options
 from instances.errors import InstanceError
 from instances.gpus import GPUSpec, Placement
 from instances.mig import Problem, Reconfiguration, Schedule, ScheduledTask, Task, Workload
+from instances.mig_channel import OpChannel
 
 __all__ = ["miso_opt", "fixpart", "fixpart_best", "fixpart_whole", "fixpart_ones", "fixpart_all",
            "speedup", "REPARTITION_MODES"]
@@ -58,32 +61,7 @@ _EPS = 1e-12
 
 
 # ---------------------------------------------------------------------------
-# shared simulation state: live instance sessions and the serial op timeline
-
-class _OpTimeline:
-    """Busy intervals of the one reconfiguration engine (rule 4): ops run one at a time.
-
-    An op goes into the earliest gap (not only after the last op) so that an
-    early destroy/create is never held up by an op booked for later.
-    """
-
-    def __init__(self) -> None:
-        self._busy: list[tuple[float, float]] = []
-
-    def slot(self, earliest: float, duration: float) -> float:
-        t = earliest
-        for s, e in self._busy:
-            if e <= t + _EPS:
-                continue
-            if s >= t + duration - _EPS:
-                break
-            t = max(t, e)
-        return t
-
-    def book(self, start: float, duration: float) -> float:
-        bisect.insort(self._busy, (start, start + duration))
-        return start + duration
-
+# shared simulation state: live instance sessions and the serial op channel
 
 @dataclass
 class _Session:
@@ -99,7 +77,7 @@ class _GPUState:
     live: dict[tuple[int, int], _Session] = field(default_factory=dict)
     slice_free: dict[int, float] = field(default_factory=dict)
     ops: list[Reconfiguration] = field(default_factory=list)
-    timeline: _OpTimeline = field(default_factory=_OpTimeline)
+    channel: OpChannel = field(default_factory=OpChannel)
 
     def __post_init__(self) -> None:
         self.reconfigurable = self.gpu.reconfigurable
@@ -109,7 +87,7 @@ class _GPUState:
         return [s for k, s in self.live.items() if k != p.key() and s.placement.intersects(p)]
 
     def ready(self, p: Placement, earliest: float = 0.0) -> float:
-        """Lower bound on when ``p`` could run a task, ignoring the op timeline."""
+        """Lower bound on when ``p`` could run a task, ignoring the op channel."""
         if p.key() in self.live:
             return max(earliest, self.live[p.key()].free)
         t = max([earliest] + [self.slice_free[s] for s in p.slices] + [b.free for b in self.blockers(p)])
@@ -117,8 +95,8 @@ class _GPUState:
 
     def _op(self, kind: str, p: Placement, earliest: float) -> float:
         dur = (self.gpu.create_time if kind == "create" else self.gpu.destroy_time)[p.size]
-        start = self.timeline.slot(earliest, dur)
-        end = self.timeline.book(start, dur)
+        start = self.channel.place(earliest, dur)
+        end = start + dur
         self.ops.append(Reconfiguration(kind, p, start, end))
         return end
 
@@ -144,6 +122,7 @@ def _tasks_and_releases(problem: Union[Problem, Workload]) -> tuple[tuple[Task, 
     if not isinstance(problem, (Problem, Workload)):
         raise InstanceError(f"expected a mig.Problem or mig.Workload, got {type(problem).__name__}",
                             field="problem")
+    check_scale(problem)
     return problem.tasks, problem.releases()
 
 
@@ -207,9 +186,9 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
     >>> mig.check(p, s)
     []
     """
+    tasks, releases = _tasks_and_releases(problem)
     gpu = problem.gpu
     parts = _as_partition(gpu, partition)
-    tasks, releases = _tasks_and_releases(problem)
     state = _GPUState(gpu)
     runs: list[ScheduledTask] = []
     rank = {p.key(): i for i, p in enumerate(parts)}
@@ -224,7 +203,7 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
             if p.key() in state.live:
                 ready, live = state.live[p.key()].free, 0
             elif state.reconfigurable:
-                ready, live = state.timeline.slot(0.0, gpu.create_time[p.size]) + gpu.create_time[p.size], 1
+                ready, live = state.channel.first_fit(0.0, gpu.create_time[p.size]) + gpu.create_time[p.size], 1
             else:
                 ready, live = 0.0, 1
             key = (max(ready, releases[task.name]) + 0.0, live, rank[p.key()])
@@ -241,6 +220,7 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
 
 def fixpart_all(problem: Union[Problem, Workload]) -> dict[frozenset[Placement], Schedule]:
     """FixPart(P) for every maximal partition P the tasks fit (``{partition: schedule}``)."""
+    _tasks_and_releases(problem)  # a bad problem is an error, not a partition that does not fit
     out = {}
     for part in problem.gpu.partitions():
         try:
@@ -279,6 +259,7 @@ def fixpart_whole(problem: Union[Problem, Workload]) -> Schedule:
     >>> {r.placement.name for r in s.tasks}
     {'7@0'}
     """
+    _tasks_and_releases(problem)
     return fixpart(problem, [problem.gpu.root])
 
 
@@ -292,6 +273,7 @@ def fixpart_ones(problem: Union[Problem, Workload]) -> Schedule:
     >>> sorted({r.placement.size for r in fixpart_ones(p).tasks})
     [1]
     """
+    _tasks_and_releases(problem)
     return fixpart(problem, problem.gpu.placements_of_size(min(problem.gpu.sizes)))
 
 
@@ -361,11 +343,9 @@ def miso_opt(problem: Union[Problem, Workload], repartition: str = "barrier") ->
     >>> mig.check(p, s)
     []
     """
-    if repartition not in REPARTITION_MODES:
-        raise InstanceError(f"repartition must be one of {REPARTITION_MODES}, got {repartition!r}",
-                            field="repartition")
-    gpu = problem.gpu
+    options.choice(repartition, REPARTITION_MODES, "repartition")
     tasks, releases = _tasks_and_releases(problem)
+    gpu = problem.gpu
     partitions = [tuple(sorted(part, key=lambda p: (-p.size, p.start))) for part in gpu.partitions()]
     state = _GPUState(gpu)
     runs: list[ScheduledTask] = []

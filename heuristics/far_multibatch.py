@@ -1,18 +1,23 @@
-"""FAR for several batches: online concatenation with overlap (seed 000, Sec. 4).
+"""FAR for several batches: online concatenation with overlap (FAR paper, Sec. 4).
+
+The fourth module of FAR's chain (``far_tree`` <- ``far_refine`` <-
+``far_batch`` <- ``far_multibatch`` <- ``far``); :func:`heuristics.far.plan`
+calls :func:`plan_workload` for a :class:`~instances.mig.Workload`.
 
 Each batch is planned by FAR (phases 1-3) when it is released, as if it had
 the GPU to itself; its plan is then appended to what is already scheduled.
 A batch plan is a list of *sessions* (an instance of the repartitioning tree
 and its tasks in order). Appending times them one by one with the
-reconfiguration rules of DESIGN.md, starting from the GPU state the previous
-batches left behind:
+reconfiguration rules :func:`instances.mig.check` enforces, starting from the
+GPU state the previous batches left behind:
 
 * an instance of the previous batch that is still alive on the same placement
   is **reused** (no destroy, no create: "eliminating [reconfigurations] when the
   last instance of B_{k-1} coincides with the first instance of B_k");
 * otherwise every live instance sharing a slice is destroyed after its last
   task, then the new instance is created; operations run one at a time
-  (first free gap of the operation timeline at or after the earliest time);
+  (:class:`instances.mig_channel.OpChannel`: the first free gap at or after
+  the earliest time);
 * no task or operation of a batch starts before the batch's release.
 
 Methods (Sec. 4.1-4.3):
@@ -40,24 +45,30 @@ Methods (Sec. 4.1-4.3):
 Examples
 --------
 >>> from instances import mig
->>> from heuristics import far
 >>> w = mig.generate_workload([6, 6], [0.0, 30.0], gpu="A100", seed=1)
->>> s = far.schedule(w)
->>> mig.check(w, s)
-[]
+>>> r = plan_workload(w)
+>>> mig.check(w, r.schedule), r.stats["method"]
+([], 'move_swap')
 """
 
 from __future__ import annotations
 
 import bisect
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from instances.errors import InstanceError
-from instances.mig_problem import Workload
+from heuristics import far_batch
+from heuristics.far_batch import FarPlan
+from heuristics.far_refine import pick_move, pick_swap
+from heuristics.far_tree import Tree, check_scale
+from instances import options
+from instances.errors import InstanceError, OptionError
+from instances.mig_channel import OpChannel
+from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 
-__all__ = ["MultiBatchPlan", "plan_workload", "compare_concatenations", "METHODS"]
+__all__ = ["MultiBatchPlan", "plan_workload", "compare_concatenations", "check_concatenation", "METHODS"]
 
 METHODS = ("trivial", "reversed", "move_swap")
 
@@ -74,7 +85,7 @@ class _State:
     def __init__(self, num_slices: int) -> None:
         self.live: dict[int, float] = {}          # node -> its last task's end
         self.slice_free = [0.0] * num_slices      # end of the last destroy freeing each slice
-        self.busy: list[tuple[float, float]] = []  # operation intervals, sorted
+        self.channel = OpChannel()                # the create/destroy operations booked so far
         self.last_end = 0.0                       # last task end so far
         self.slice_busy = [0.0] * num_slices      # last task end on each slice
 
@@ -82,27 +93,10 @@ class _State:
         c = _State(0)
         c.live = dict(self.live)
         c.slice_free = list(self.slice_free)
-        c.busy = list(self.busy)
+        c.channel = self.channel.copy()
         c.last_end = self.last_end
         c.slice_busy = list(self.slice_busy)
         return c
-
-
-def _place_op(busy: list[tuple[float, float]], earliest: float, dur: float) -> float:
-    """Start of the first gap of the operation timeline at/after ``earliest`` that fits ``dur``."""
-    if dur <= 0.0:
-        return earliest
-    t = earliest
-    i = bisect.bisect_right(busy, (t, float("inf"))) - 1
-    if i >= 0 and busy[i][1] > t:
-        t = busy[i][1]
-    i += 1
-    while i < len(busy) and busy[i][0] < t + dur:
-        if busy[i][1] > t:
-            t = busy[i][1]
-        i += 1
-    bisect.insort(busy, (t, t + dur))
-    return t
 
 
 @dataclass
@@ -114,11 +108,11 @@ class _Timed:
     end: float
 
 
-def _time_batch(tree: Any, state: _State, sessions: Sequence[_Session], earliest: float,
+def _time_batch(tree: Tree, state: _State, sessions: Sequence[_Session], earliest: float,
                 reconf: bool) -> _Timed:
     st = state.copy()
     # operations that end before the release can no longer matter
-    st.busy = [b for b in st.busy if b[1] > earliest]
+    st.channel.forget_until(earliest)
     pl = tree.placements
     tasks: list[ScheduledTask] = []
     ops: list[Reconfiguration] = []
@@ -132,18 +126,22 @@ def _time_batch(tree: Any, state: _State, sessions: Sequence[_Session], earliest
             ready = max(earliest, max(st.slice_free[s] for s in tree.slices[v]))
             for u in sorted(st.live):
                 if pl[u].intersects(pl[v]):
-                    d = _place_op(st.busy, max(st.live[u], earliest), tree.td[u] if reconf else 0.0)
                     if reconf:
+                        d = st.channel.place(max(st.live[u], earliest), tree.td[u])
                         ops.append(Reconfiguration("destroy", pl[u], d, d + tree.td[u]))
-                    free = d + (tree.td[u] if reconf else 0.0)
+                        free = d + tree.td[u]
+                    else:
+                        free = max(st.live[u], earliest)
                     for s in tree.slices[u]:
                         st.slice_free[s] = max(st.slice_free[s], free)
                     ready = max(ready, free)
                     del st.live[u]
-            c = _place_op(st.busy, ready, tree.tc[v] if reconf else 0.0)
             if reconf:
+                c = st.channel.place(ready, tree.tc[v])
                 ops.append(Reconfiguration("create", pl[v], c, c + tree.tc[v]))
-            t = c + (tree.tc[v] if reconf else 0.0)
+                t = c + tree.tc[v]
+            else:
+                t = ready
         for dur, name in sess.tasks:
             tasks.append(ScheduledTask(name, pl[v], t, t + dur))
             t += dur
@@ -157,7 +155,7 @@ def _time_batch(tree: Any, state: _State, sessions: Sequence[_Session], earliest
     return _Timed(st, tasks, ops, ends, batch_end)
 
 
-def _sessions(far_plan: Any, tree: Any, reverse: bool) -> list[_Session]:
+def _sessions(far_plan: FarPlan, tree: Tree, reverse: bool) -> list[_Session]:
     """The plan's non-empty tree nodes as sessions, in FAR's order or mirrored."""
     rows = []
     for v, nd in enumerate(_nodes_bfs(far_plan, tree)):
@@ -170,7 +168,7 @@ def _sessions(far_plan: Any, tree: Any, reverse: bool) -> list[_Session]:
     return [_Session(v, [(e - s, name) for name, s, e in nd.tasks]) for v, nd in rows]
 
 
-def _nodes_bfs(far_plan: Any, tree: Any) -> list[Any]:
+def _nodes_bfs(far_plan: FarPlan, tree: Tree) -> list[Any]:
     by_key = {nd.placement.key(): nd for nd in far_plan.tree.nodes}
     return [by_key.get(p.key()) or _EmptyNode() for p in tree.placements]
 
@@ -181,7 +179,7 @@ class _EmptyNode:
     end = 0.0
 
 
-def _improve(tree: Any, state: _State, sessions: list[_Session], earliest: float, reconf: bool,
+def _improve(tree: Tree, state: _State, sessions: list[_Session], earliest: float, reconf: bool,
              reverse: bool, max_ops: int) -> tuple[list[_Session], _Timed, int, int]:
     """Sec. 4.3: moves/swaps of the new batch's critical tasks, each kept only if it helps.
 
@@ -193,8 +191,6 @@ def _improve(tree: Any, state: _State, sessions: list[_Session], earliest: float
     with ``m = omega - end(I^a)`` the move and then the swap candidate of
     Algorithm 2 are timed exactly, and the first that lowers the makespan is kept.
     """
-    from heuristics.far_refine import pick_move, pick_swap
-
     timed = _time_batch(tree, state, sessions, earliest, reconf)
     moves = swaps = 0
     for _ in range(max_ops):
@@ -274,7 +270,7 @@ class MultiBatchPlan:
     schedule
         The combined schedule (checked against the :class:`Workload`).
     batches
-        The per-batch :class:`heuristics.far.FarPlan` (each planned from time 0).
+        The per-batch :class:`heuristics.far_batch.FarPlan` (each planned from time 0).
     makespan
         Last task end of the combined schedule.
     stats
@@ -285,7 +281,7 @@ class MultiBatchPlan:
 
     workload: Workload
     schedule: Schedule
-    batches: list[Any]
+    batches: list[FarPlan]
     makespan: float
     stats: dict[str, Any] = field(default_factory=dict)
 
@@ -295,8 +291,24 @@ class MultiBatchPlan:
                          for b, (w, p) in enumerate(zip(self.workload.batches, self.batches)))
 
 
+def check_concatenation(method: Any = "move_swap", max_ops: Any = 1000) -> None:
+    """Raise :class:`~instances.errors.OptionError` for a bad concatenation method or ``max_ops``.
+
+    Examples
+    --------
+    >>> check_concatenation("sideways")
+    Traceback (most recent call last):
+    ...
+    instances.errors.OptionError: field method: must be one of 'trivial', 'reversed', 'move_swap'; got 'sideways'
+    """
+    options.choice(method, METHODS, "method")
+    if isinstance(max_ops, bool) or not isinstance(max_ops, numbers.Integral) or max_ops < 0:
+        raise OptionError(f"max_ops must be an integer >= 0, got {max_ops!r}")
+
+
 def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = True, *, max_ops: int = 1000,
-                  plans: Sequence[Any] | None = None, **far_params: Any) -> MultiBatchPlan:
+                  plans: Sequence[FarPlan] | None = None, prune: bool = True, max_iterations: int = 100,
+                  min_improvement: float = 0.0, **unknown: Any) -> MultiBatchPlan:
     """Schedule a multi-batch workload online (Sec. 4).
 
     Parameters
@@ -311,8 +323,14 @@ def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = 
         Cap on move/swap rounds per batch boundary.
     plans
         Already computed FAR plans of the batches (to compare methods cheaply).
-    **far_params
-        Passed to :func:`heuristics.far.plan` for each batch.
+    prune, max_iterations, min_improvement
+        Passed to :func:`heuristics.far_batch.plan` for each batch.
+
+    Raises
+    ------
+    InstanceError
+        When ``workload`` is not a workload or its times are too large to sum;
+        :class:`~instances.errors.OptionError` for a bad or unknown option.
 
     Examples
     --------
@@ -322,18 +340,18 @@ def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = 
     >>> mig.check(w, r.schedule), r.makespan >= max(b.release for b in w.batches)
     ([], True)
     """
-    from heuristics import far
-
+    options.no_unknown(unknown, "far_multibatch.plan_workload")
     if not isinstance(workload, Workload):
         raise InstanceError(f"expected a mig.Workload, got {type(workload).__name__}", field="workload")
-    if method not in METHODS:
-        raise InstanceError(f"unknown concatenation method {method!r}; known: {', '.join(METHODS)}",
-                            field="method")
+    check_concatenation(method, max_ops)
+    far_batch.check_options(refine, prune, max_iterations, min_improvement)
+    check_scale(workload)
     gpu = workload.gpu
-    tree = far._Tree(gpu)
+    tree = Tree(gpu)
     reconf = gpu.reconfigurable
     if plans is None:
-        plans = [far.plan(b.with_gpu(gpu) if b.release == 0 else _at_zero(b), refine=refine, **far_params)
+        plans = [far_batch.plan(b.with_gpu(gpu) if b.release == 0 else _at_zero(b), refine=refine, prune=prune,
+                                max_iterations=max_iterations, min_improvement=min_improvement)
                  for b in workload.batches]
     state = _State(gpu.num_slices)
     all_tasks: list[ScheduledTask] = []
@@ -363,18 +381,19 @@ def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = 
     return MultiBatchPlan(workload, sched, list(plans), sched.makespan, stats)
 
 
-def _at_zero(batch: Any) -> Any:
-    from instances.mig_problem import Problem
-
+def _at_zero(batch: Problem) -> Problem:
     return Problem(batch.gpu, batch.tasks, 0.0)
 
 
-def compare_concatenations(workload: Workload, refine: bool = True, **far_params: Any) -> dict[str, Any]:
+def compare_concatenations(workload: Workload, refine: bool = True, *, prune: bool = True,
+                           max_iterations: int = 100, min_improvement: float = 0.0,
+                           **unknown: Any) -> dict[str, Any]:
     """Makespans of the three methods on the same FAR batch plans, with Sec. 6.7.1's percentages.
 
     ``p_rev = (trivial / reversed - 1) * 100`` and
     ``p_move_swap = (trivial / move_swap - 1) * 100`` (Table 7); ``moves`` and
-    ``swaps`` of the move/swap method (Table 8).
+    ``swaps`` of the move/swap method (Table 8). The options are those of
+    :func:`plan_workload`.
 
     Examples
     --------
@@ -384,9 +403,13 @@ def compare_concatenations(workload: Workload, refine: bool = True, **far_params
     >>> r["move_swap"] <= r["reversed"]
     True
     """
-    from heuristics import far
-
-    plans = [far.plan(_at_zero(b), refine=refine, **far_params) for b in workload.batches]
+    options.no_unknown(unknown, "far_multibatch.compare_concatenations")
+    if not isinstance(workload, Workload):
+        raise InstanceError(f"expected a mig.Workload, got {type(workload).__name__}", field="workload")
+    far_batch.check_options(refine, prune, max_iterations, min_improvement)
+    check_scale(workload)
+    plans = [far_batch.plan(_at_zero(b), refine=refine, prune=prune, max_iterations=max_iterations,
+                            min_improvement=min_improvement) for b in workload.batches]
     out: dict[str, Any] = {}
     for m in METHODS:
         res = plan_workload(workload, m, refine, plans=plans)

@@ -1,4 +1,10 @@
-"""FAR phase 3: refinement by task moves and swaps (seed 000, Sec. 3.3, Algorithm 2).
+"""FAR phase 3: refinement by task moves and swaps (FAR paper, Sec. 3.3, Algorithm 2).
+
+Second module of FAR's chain (``far_tree`` <- ``far_refine`` <- ``far_batch``
+<- ``far_multibatch`` <- ``far``): it works on node task lists of
+:class:`heuristics.far_tree.Tree` and re-times them with
+:func:`heuristics.far_tree.replay`. :func:`pick_move` and :func:`pick_swap`
+are also used by the multi-batch concatenation (Sec. 4.3).
 
 Each iteration starts from the leaves of the repartitioning tree whose slices
 reach the makespan ``omega`` and walks towards the root (a FIFO queue). For an
@@ -25,11 +31,11 @@ task lists seen are returned, so refinement never makes the makespan worse.
 
 Examples
 --------
->>> from instances import mig
->>> from heuristics import far
->>> p = far.plan(mig.generate(n=20, gpu="A100", seed=3))
->>> p.makespan <= p.phase2_makespan
-True
+The move candidate for a margin of 8 s is the task shorter than 8 s closest
+to 4 s:
+
+>>> pick_move([(-9.0, 0), (-5.0, 1), (-2.0, 2)], 8.0)
+1
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import bisect
 from collections import deque
 from typing import Any, Sequence
 
+from heuristics.far_tree import Tree, replay
 from instances.errors import OptionError
 
 __all__ = ["refine", "pick_move", "pick_swap"]
@@ -105,16 +112,16 @@ def pick_swap(keys_i: Sequence[tuple[float, int]], keys_a: Sequence[tuple[float,
     return best
 
 
-def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, max_iterations: int = 100,
+def refine(tree: Tree, durations: Sequence[float], lists: Sequence[Sequence[int]], *, max_iterations: int = 100,
            min_improvement: float = 0.0, exact: bool = False) -> tuple[list[list[int]] | None, dict[str, Any]]:
     """Algorithm 2 on phase 2's tree.
 
     Parameters
     ----------
-    data
-        ``heuristics.far._Data`` of the problem.
-    alloc
-        Size per task (the winning allocation).
+    tree
+        The GPU's repartitioning tree.
+    durations
+        Time of each task at its allocated size.
     lists
         Task indices per tree node in phase 2's order (LPT).
     max_iterations, min_improvement
@@ -131,15 +138,28 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
         The best node task lists found (``None`` if nothing improved) and
         ``moves``, ``swaps`` (operations behind the returned lists),
         ``moves_tried``, ``swaps_tried``, ``iterations``.
-    """
-    from heuristics.far import _replay  # local: far imports this module lazily
 
+    Examples
+    --------
+    Four size-1 instances of an A30 (no reconfiguration); slice 0 runs tasks 2
+    and 1 (50 + 20 s) and ends last. The instance that ends first (slice 3,
+    30 s) leaves a margin of 40 s, so the 20 s task moves there (Figure 5).
+
+    >>> from instances import gpus
+    >>> tree = Tree(gpus.get("A30").without_reconfiguration())
+    >>> lists = [[], [], [], [2, 1], [0], [3], [4]]
+    >>> durations = [40.0, 20.0, 50.0, 45.0, 30.0]
+    >>> replay(tree, lists, durations).makespan
+    70.0
+    >>> best, stats = refine(tree, durations, lists)
+    >>> best, replay(tree, best, durations).makespan, stats["moves"]
+    ([[], [], [], [2], [0], [3], [4, 1]], 50.0, 1)
+    """
     if max_iterations < 0:
         raise OptionError("max_iterations must be >= 0")
     if not 0.0 <= min_improvement < 1.0:
         raise OptionError("min_improvement must lie in [0, 1)")
-    tree = data.tree
-    dur = [data.times[j][alloc[j]] for j in range(data.n)]
+    dur = durations
     keys = [sorted((-dur[j], j) for j in lst) for lst in lists]
     slices = tree.slices
     parent = tree.parent
@@ -148,7 +168,7 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
     def as_lists() -> list[list[int]]:
         return [[j for _, j in k] for k in keys]
 
-    tm = _replay(tree, as_lists(), dur)
+    tm = replay(tree, as_lists(), dur)
     omega = tm.makespan
     best = omega
     best_lists = None
@@ -214,7 +234,7 @@ def refine(data: Any, alloc: Sequence[int], lists: Sequence[Sequence[int]], *, m
         if not changed:
             break
         if exact:
-            tm = _replay(tree, as_lists(), dur)
+            tm = replay(tree, as_lists(), dur)
             new_omega = tm.makespan
         else:
             new_omega = max(slice_end)

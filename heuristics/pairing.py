@@ -1,12 +1,10 @@
-"""Co-scheduling with Edmonds' matching (seed 003, Algorithm 1) and its baselines.
+"""Co-scheduling with Edmonds' matching (co-scheduling paper, Algorithm 1) and its baselines.
 
-Pipeline (Sec. 4.2-4.3, Algorithm 1):
+Pipeline (co-scheduling paper, Sec. 4.2-4.3, Algorithm 1):
 
-1. :func:`search` -- exhaustive hardware-configuration search: for every pair
-   the best co-run configuration (``GetOptimalCoRunHWConfig``, lines 6) and
-   for every job the best solo caps (``GetOptimalSoloRunHWConfig``, line 7),
-   vectorised over all pairs and configurations with numpy.
-2. :meth:`Costs.weights` -- the edge weights of lines 8-11:
+1. :func:`instances.pairing.search` -- exhaustive hardware-configuration
+   search (lines 6-7), the family's cost model :class:`instances.pairing.Costs`.
+2. :func:`edge_weights` -- the edge weights of lines 8-11:
    ``min(CoRunTime, SoloRunTime)``.
 3. :func:`edmonds` -- the minimum-weight perfect matching of line 17 (networkx),
    with an explicit dummy vertex when ``W`` is odd: the job matched to it runs
@@ -16,9 +14,9 @@ Pipeline (Sec. 4.2-4.3, Algorithm 1):
 
 Baselines of Sec. 5.2: :func:`time_sharing` with naive (even) caps or with
 each job's optimal caps. For ``C = 3`` (no polynomial algorithm known, Sec.
-3.2): :func:`triple_costs`, :func:`greedy` (largest saving first) and
-:func:`local_search`, which starts from the ``C = 2`` matching and
-re-partitions two or three sets at a time.
+3.2): :func:`greedy` (largest saving first) and :func:`local_search`, which
+starts from the ``C = 2`` matching and re-partitions two or three sets at a
+time. :data:`METHODS` names them all.
 
 Examples
 --------
@@ -36,219 +34,35 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable
 
 import networkx as nx
 import numpy as np
 
 from instances.errors import OptionError
-from instances.pairing import (Config, InstanceError, JobSet, PairingProblem, Plan,
-                               WeightedQueue)
+from instances.pairing import (Config, Costs, InstanceError, JobSet, PairingProblem, Plan,
+                               WeightedQueue, costs_of, plain_search, search, triple_costs)
 
-__all__ = ["Costs", "search", "plain_search", "edmonds", "algorithm1", "time_sharing",
-           "triple_costs", "greedy", "local_search", "plan_from_sets", "RESOLUTION"]
+__all__ = ["METHODS", "edmonds", "edge_weights", "algorithm1", "time_sharing", "greedy",
+           "local_search", "Costs", "costs_of", "search", "plain_search", "triple_costs"]
 
-# Matching weights are integers of this many seconds (networkx is exact on
-# integers); a plan's total can differ from the float optimum by at most
-# W * RESOLUTION / 2.
-RESOLUTION = 1e-6
-
-
-@dataclass
-class Costs:
-    """Set times and their best configurations for one problem.
-
-    Attributes
-    ----------
-    solo
-        ``SoloRunAppTime_j(P_total)`` (best caps), shape (W,).
-    solo_config
-        The best solo configuration of each job.
-    corun
-        ``CoRunTime`` of the best configuration of every pair, (W, W), ``inf``
-        on the diagonal.
-    corun_k
-        Index into ``pair_configs`` of that configuration, listed with the
-        lower-index job first; -1 on the diagonal.
-    pair_configs
-        The co-run configurations searched.
-    triple, triple_config
-        For ``C = 3``: sorted index triple -> best co-run time / configuration
-        (listed in the triple's order).
-    """
-
-    names: tuple[str, ...]
-    solo: np.ndarray
-    solo_config: list
-    corun: np.ndarray
-    corun_k: np.ndarray
-    pair_configs: tuple
-    triple: dict | None = None
-    triple_config: dict | None = None
-    concurrency: int = 2
-
-    @property
-    def W(self) -> int:
-        return len(self.solo)
-
-    def weights(self) -> np.ndarray:
-        """Edge weights of Algorithm 1, lines 8-11: ``min(CoRunTime, SoloRunTime)``."""
-        w = np.minimum(self.corun, self.solo[:, None] + self.solo[None, :])
-        np.fill_diagonal(w, np.inf)
-        return w
-
-    def pair_config(self, i: int, j: int) -> Config | None:
-        """Best co-run configuration of ``{i, j}`` listed as (i, j)."""
-        k = int(self.corun_k[i, j])
-        if k < 0:
-            return None
-        cfg = self.pair_configs[k]
-        return cfg if i < j else cfg.permuted((1, 0))
-
-    def set_time(self, members: Sequence[int]) -> float:
-        s = tuple(sorted(members))
-        if len(s) == 1:
-            return float(self.solo[s[0]])
-        if len(s) == 2:
-            return float(self.corun[s])
-        if len(s) == 3 and self.triple is not None:
-            return float(self.triple.get(s, math.inf))
-        return math.inf
-
-    def to_queue(self) -> WeightedQueue:
-        """The same set times as a :class:`WeightedQueue` (configurations dropped)."""
-        return WeightedQueue(self.solo, self.corun, self.triple, self.concurrency, self.names)
+# Costs, costs_of, search, plain_search and triple_costs are the family's cost
+# model (instances.pairing); they are re-exported here because callers of
+# Algorithm 1 have always found them beside it.
 
 
-def _costs_of_queue(q: WeightedQueue) -> Costs:
-    W = q.W
-    k = np.full((W, W), -1, dtype=np.int64)
-    return Costs(tuple(q.names), q.solo.copy(), [None] * W, q.pair.copy(), k, (),
-                 dict(q.triple) if q.triple is not None else None, None, q.concurrency)
-
-
-def costs_of(problem: PairingProblem | WeightedQueue, triples: bool | None = None) -> Costs:
-    """:func:`search` for a problem, or the given times of a :class:`WeightedQueue`."""
-    if isinstance(problem, WeightedQueue):
-        return _costs_of_queue(problem)
-    c = search(problem)
-    if triples if triples is not None else problem.concurrency >= 3:
-        c.triple, c.triple_config = triple_costs(problem)
-        c.concurrency = 3
-    return c
-
-
-def search(problem: PairingProblem) -> Costs:
-    """Exhaustive configuration search for every pair and every solo run (Sec. 4.2).
-
-    All ``W (W - 1) / 2`` pairs and all co-run configurations are evaluated in
-    one call of the model's vectorised ``set_slowdowns``; ``CoRunTime`` is the
-    max over the two jobs (Sec. 4.1.1) and the best configuration the argmin
-    (first in ``space.corun_configs(2)`` order on ties, like a plain loop).
+def edge_weights(costs: Costs) -> np.ndarray:
+    """Edge weights of Algorithm 1, lines 8-11: ``min(CoRunTime, SoloRunTime)``.
 
     Examples
     --------
-    >>> from instances import pairing
-    >>> c = search(pairing.PairingProblem(pairing.job_mix(1)))
-    >>> c.corun.shape, bool(np.all(c.solo > 0))
-    ((4, 4), True)
+    >>> c = costs_of(WeightedQueue(np.array([2.0, 3.0]), np.array([[np.inf, 6.0], [6.0, np.inf]])))
+    >>> float(edge_weights(c)[0, 1])
+    5.0
     """
-    jobs, space, model = problem.jobs, problem.space, problem.model
-    W = len(jobs)
-    t = np.array([j.solo_time for j in jobs], float)
-    solo_cfgs = space.solo_configs()
-    solo_t = model.set_slowdowns(jobs, np.arange(W)[:, None], solo_cfgs)[:, 0, :] * t[:, None]
-    solo_k = np.argmin(solo_t, axis=1)
-    solo = solo_t[np.arange(W), solo_k]
-    corun = np.full((W, W), np.inf)
-    corun_k = np.full((W, W), -1, dtype=np.int64)
-    pair_cfgs = space.corun_configs(2) if problem.concurrency >= 2 else ()
-    if W >= 2 and pair_cfgs:
-        i, j = np.triu_indices(W, 1)
-        sets = np.stack([i, j], axis=1)
-        for lo in range(0, len(sets), 20000):   # bounded memory for large W
-            part = sets[lo:lo + 20000]
-            S = model.set_slowdowns(jobs, part, pair_cfgs)            # (m, 2, K)
-            times = (S * t[part][:, :, None]).max(axis=1)              # (m, K)
-            k = np.argmin(times, axis=1)
-            best = times[np.arange(len(part)), k]
-            a, b = part[:, 0], part[:, 1]
-            corun[a, b] = corun[b, a] = best
-            corun_k[a, b] = corun_k[b, a] = k
-    _check_finite(problem, solo, corun)
-    return Costs(tuple(j.name for j in jobs), solo, [solo_cfgs[k] for k in solo_k], corun,
-                 corun_k, pair_cfgs, concurrency=min(problem.concurrency, 2))
-
-
-def _check_finite(problem, solo, corun):
-    bad = np.flatnonzero(~np.isfinite(solo) | (solo <= 0))
-    if len(bad):
-        raise InstanceError("the slowdown model gave a non-finite or non-positive solo time",
-                            task=problem.jobs[bad[0]].name, field="slowdown")
-    off = ~np.eye(len(solo), dtype=bool)
-    if np.any(np.isnan(corun[off])) or np.any(corun[off] <= 0):
-        a, b = np.argwhere(off & (np.isnan(corun) | (corun <= 0)))[0]
-        raise InstanceError(f"the slowdown model gave an invalid co-run time beside "
-                            f"{problem.jobs[b].name}", task=problem.jobs[a].name,
-                            field="slowdown")
-
-
-def plain_search(problem: PairingProblem) -> Costs:
-    """Reference for :func:`search`: plain Python loops over the scalar interface.
-
-    Slow; for tests on small windows.
-    """
-    jobs, space = problem.jobs, problem.space
-    W = len(jobs)
-    solo, solo_cfg = np.empty(W), []
-    for a, job in enumerate(jobs):
-        best = None
-        for cfg in space.solo_configs():
-            tt = problem.slowdown(job, (), cfg) * job.solo_time
-            if best is None or tt < best[0]:
-                best = (tt, cfg)
-        solo[a] = best[0]
-        solo_cfg.append(best[1])
-    pair_cfgs = space.corun_configs(2)
-    corun = np.full((W, W), np.inf)
-    corun_k = np.full((W, W), -1, dtype=np.int64)
-    for a in range(W):
-        for b in range(a + 1, W):
-            best = None
-            for k, cfg in enumerate(pair_cfgs):
-                ta = problem.slowdown(jobs[a], (jobs[b],), cfg) * jobs[a].solo_time
-                tb = problem.slowdown(jobs[b], (jobs[a],), cfg.permuted((1, 0))) * jobs[b].solo_time
-                tt = max(ta, tb)
-                if best is None or tt < best[0]:
-                    best = (tt, k)
-            corun[a, b] = corun[b, a] = best[0]
-            corun_k[a, b] = corun_k[b, a] = best[1]
-    return Costs(tuple(j.name for j in jobs), solo, solo_cfg, corun, corun_k, pair_cfgs)
-
-
-def triple_costs(problem: PairingProblem, chunk: int = 256):
-    """Best co-run time and configuration of every triple (C = 3 extension).
-
-    Uses the space's triple splits (our extension of Table 4). Returns two
-    dicts keyed by sorted index triples. Cost grows as ``W^3``; meant for the
-    small windows the exact C = 3 models handle.
-    """
-    jobs, model = problem.jobs, problem.model
-    cfgs = problem.space.corun_configs(3)
-    t = np.array([j.solo_time for j in jobs], float)
-    trip = np.array(list(itertools.combinations(range(len(jobs)), 3)), dtype=np.int64)
-    times, configs = {}, {}
-    for lo in range(0, len(trip), chunk):
-        part = trip[lo:lo + chunk]
-        S = model.set_slowdowns(jobs, part, cfgs)
-        tt = (S * t[part][:, :, None]).max(axis=1)
-        k = np.argmin(tt, axis=1)
-        for row, kk, val in zip(part, k, tt[np.arange(len(part)), k]):
-            key = tuple(int(x) for x in row)
-            times[key] = float(val)
-            configs[key] = cfgs[kk]
-    return times, configs
+    w = np.minimum(costs.corun, costs.solo[:, None] + costs.solo[None, :])
+    np.fill_diagonal(w, np.inf)
+    return w
 
 
 # ---------------------------------------------------------------------------
@@ -256,9 +70,21 @@ def triple_costs(problem: PairingProblem, chunk: int = 256):
 # ---------------------------------------------------------------------------
 
 
-def _ints(x: np.ndarray) -> np.ndarray:
+def _resolution(solo: np.ndarray) -> float:
+    """Seconds per integer unit of the matching weights, chosen from the data.
+
+    networkx's matching is exact on integers. A power of two with
+    ``sum(solo) / resolution < 2**52`` keeps every weight and every matching's
+    saving inside int64 and rounds each weight by at most 2e-16 of the total
+    solo time, whether the times are microseconds or days.
+    """
+    total = float(np.sum(solo))
+    return 2.0 ** (math.frexp(total)[1] - 52)
+
+
+def _ints(x: np.ndarray, resolution: float) -> np.ndarray:
     x = np.asarray(x, float)
-    return np.rint(np.where(np.isfinite(x), x, 0.0) / RESOLUTION).astype(np.int64)
+    return np.rint(np.where(np.isfinite(x), x, 0.0) / resolution).astype(np.int64)
 
 
 def edmonds(weights: np.ndarray, solo: np.ndarray, method: str = "pruned") -> list[tuple[int, ...]]:
@@ -304,7 +130,8 @@ def edmonds(weights: np.ndarray, solo: np.ndarray, method: str = "pruned") -> li
 
 def _perfect(weights, solo):
     W = len(solo)
-    wi, si = _ints(weights), _ints(solo)
+    res = _resolution(solo)
+    wi, si = _ints(weights, res), _ints(solo, res)
     G = nx.Graph()
     G.add_weighted_edges_from((a, b, int(wi[a, b])) for a in range(W) for b in range(a + 1, W))
     if W % 2:
@@ -353,8 +180,9 @@ def _pruned(weights, solo):
     W = len(solo)
     sol = np.asarray(solo, float)
     w = np.where(np.isfinite(weights), weights, sol[:, None] + sol[None, :])
-    si = _ints(sol)
-    sav_int = np.maximum(si[:, None] + si[None, :] - _ints(w), 0)
+    res = _resolution(sol)
+    si = _ints(sol, res)
+    sav_int = np.maximum(si[:, None] + si[None, :] - _ints(w, res), 0)
     np.fill_diagonal(sav_int, 0)
     iu, ju = np.triu_indices(W, 1)
     keep = sav_int[iu, ju] > 0
@@ -362,10 +190,11 @@ def _pruned(weights, solo):
     if len(iu) == 0:
         return [(a,) for a in range(W)]
     lb, rc = _lp_bound(w[iu, ju], iu, ju, sol)
-    tight = rc <= 2 * W * RESOLUTION
+    tight = rc <= 2 * W * res
     M = _max_matching(sav_int, np.stack([iu[tight], ju[tight]], 1))
-    ub = float(sol.sum() - sum(sav_int[a, b] for a, b in M) * RESOLUTION)
-    slack = ub - lb + W * RESOLUTION   # integer rounding of the weights
+    ub = float(sol.sum() - sum(int(sav_int[a, b]) for a, b in M) * res)
+    # integer rounding of the weights, and float round-off in the LP bound
+    slack = ub - lb + W * res + 1e-9 * float(sol.sum())
     cand = rc <= slack
     if np.any(cand & ~tight):
         M = _max_matching(sav_int, np.stack([iu[cand], ju[cand]], 1))
@@ -503,28 +332,6 @@ def _lp_bound(w_e, iu, ju, solo, rounds=30, per_vertex=8):
 # ---------------------------------------------------------------------------
 
 
-def plan_from_sets(costs: Costs, sets: Sequence[Sequence[int]], policy: str = "",
-                   split: bool = True) -> Plan:
-    """Turn index sets into a :class:`Plan` with configurations and times.
-
-    ``split=True`` applies Algorithm 1, lines 19-31: a co-run set slower than
-    its jobs' solo runs becomes solo runs.
-    """
-    out = []
-    for s in sets:
-        s = tuple(sorted(int(x) for x in s))
-        co = costs.set_time(s)
-        alone = float(sum(costs.solo[x] for x in s))
-        if len(s) == 1 or (split and co > alone):
-            out.extend(JobSet((costs.names[x],), costs.solo_config[x], float(costs.solo[x]))
-                       for x in s)
-            continue
-        cfg = costs.pair_config(*s) if len(s) == 2 else (
-            costs.triple_config.get(s) if costs.triple_config else None)
-        out.append(JobSet(tuple(costs.names[x] for x in s), cfg, co))
-    return Plan(out, policy=policy)
-
-
 def algorithm1(problem: PairingProblem | WeightedQueue, method: str = "pruned",
                costs: Costs | None = None) -> Plan:
     """Algorithm 1 (C = 2): search, weights, Edmonds, split of pairs that do not pay.
@@ -538,18 +345,19 @@ def algorithm1(problem: PairingProblem | WeightedQueue, method: str = "pruned",
     (True, [])
     """
     costs = costs if costs is not None else costs_of(problem, triples=False)
-    sets = edmonds(costs.weights(), costs.solo, method=method)
-    plan = plan_from_sets(costs, sets, policy="co-scheduling (Algorithm 1)")
+    sets = edmonds(edge_weights(costs), costs.solo, method=method)
+    plan = costs.plan(sets, policy="co-scheduling (Algorithm 1)")
     plan.info["costs"] = costs
     return plan
 
 
-def time_sharing(problem: PairingProblem, caps: str = "optimal",
+def time_sharing(problem: PairingProblem | WeightedQueue, caps: str = "optimal",
                  costs: Costs | None = None) -> Plan:
     """Baselines of Sec. 5.2: every job alone, one after another.
 
     ``caps="naive"``: the budget split evenly between CPU and GPU
-    (``ConfigSpace.naive_caps``); ``caps="optimal"``: each job's best caps.
+    (``ConfigSpace.naive_caps``; a :class:`PairingProblem` only);
+    ``caps="optimal"``: each job's best caps (a queue's solo times).
 
     Examples
     --------
@@ -559,11 +367,14 @@ def time_sharing(problem: PairingProblem, caps: str = "optimal",
     True
     """
     if caps == "optimal":
-        costs = costs if costs is not None else search(problem)
+        costs = costs if costs is not None else costs_of(problem, triples=False)
         return Plan([JobSet((n,), c, float(t)) for n, c, t in
                      zip(costs.names, costs.solo_config, costs.solo)],
                     policy="time sharing + optimal caps")
     if caps == "naive":
+        if not isinstance(problem, PairingProblem):
+            raise InstanceError("naive caps need a PairingProblem (a WeightedQueue has no power caps)",
+                                field="caps")
         pc, pg = problem.space.naive_caps()
         cfg = Config((problem.space.solo_cores,), (problem.space.solo_gpcs,), pc, pg)
         S = problem.model.set_slowdowns(problem.jobs, np.arange(problem.W)[:, None], [cfg])
@@ -573,29 +384,38 @@ def time_sharing(problem: PairingProblem, caps: str = "optimal",
 
 
 # ---------------------------------------------------------------------------
-# C = 3
+# C = 3 (also run for C <= 2, where they use sets of at most C jobs)
 # ---------------------------------------------------------------------------
 
 
-def _partitions(items):
-    """All partitions of ``items`` into blocks of at most 3."""
+def _partitions(items, size: int):
+    """All partitions of ``items`` into blocks of at most ``size``."""
     if not items:
         yield []
         return
     first, rest = items[0], items[1:]
-    for k in range(0, min(2, len(rest)) + 1):
+    for k in range(0, min(size - 1, len(rest)) + 1):
         for comb in itertools.combinations(rest, k):
             remaining = [x for x in rest if x not in comb]
-            for p in _partitions(remaining):
+            for p in _partitions(remaining, size):
                 yield [(first, *comb)] + p
+
+
+def _costs_for(problem: PairingProblem | WeightedQueue, costs: Costs | None, what: str) -> Costs:
+    C = problem.concurrency
+    costs = costs if costs is not None else costs_of(problem, triples=C >= 3)
+    if C >= 3 and costs.triple is None:
+        raise InstanceError(f"{what} for C = 3 needs triple times", field="triple")
+    return costs
 
 
 def greedy(problem: PairingProblem | WeightedQueue, costs: Costs | None = None) -> Plan:
     """Greedy heuristic for C = 3: repeatedly take the set that saves the most.
 
-    Among all pairs and triples of unassigned jobs, pick the one with the
-    largest saving ``sum of its solo times - its co-run time``; stop when no
-    set saves anything, the rest run alone. ``O(W^4)``; for small windows.
+    Among all allowed sets (pairs, and triples when ``problem.concurrency``
+    is 3) of unassigned jobs, pick the one with the largest saving ``sum of
+    its solo times - its co-run time``; stop when no set saves anything, the
+    rest run alone. ``O(W^4)`` for C = 3; for small windows.
 
     Examples
     --------
@@ -604,13 +424,14 @@ def greedy(problem: PairingProblem | WeightedQueue, costs: Costs | None = None) 
     >>> pairing.check(q, greedy(q))
     []
     """
-    costs = costs if costs is not None else costs_of(problem, triples=True)
-    if costs.triple is None:
-        raise InstanceError("the greedy heuristic for C = 3 needs triple times", field="triple")
-    W = costs.W
-    candidates = [(float(costs.solo[i] + costs.solo[j] - costs.corun[i, j]), (i, j))
-                  for i in range(W) for j in range(i + 1, W)]
-    candidates += [(float(sum(costs.solo[list(t)]) - c), t) for t, c in costs.triple.items()]
+    costs = _costs_for(problem, costs, "the greedy heuristic")
+    C, W = problem.concurrency, costs.W
+    candidates = []
+    if C >= 2:
+        candidates += [(float(costs.solo[i] + costs.solo[j] - costs.corun[i, j]), (i, j))
+                       for i in range(W) for j in range(i + 1, W)]
+    if C >= 3:
+        candidates += [(float(sum(costs.solo[list(t)]) - c), t) for t, c in costs.triple.items()]
     candidates = sorted((c for c in candidates if c[0] > 0), key=lambda c: -c[0])
     free = set(range(W))
     sets = []
@@ -619,7 +440,7 @@ def greedy(problem: PairingProblem | WeightedQueue, costs: Costs | None = None) 
             sets.append(s)
             free.difference_update(s)
     sets += [(i,) for i in sorted(free)]
-    plan = plan_from_sets(costs, sets, policy="C=3 greedy by saving")
+    plan = costs.plan(sets, policy=f"C={C} greedy by saving")
     plan.info["costs"] = costs
     return plan
 
@@ -630,9 +451,10 @@ def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = 
 
     Each round takes every group of 2..``span`` current sets with at most 6
     jobs in all, finds the best partition of their union into sets of at most
-    3 jobs by enumeration, and applies the best improvement, until none is
-    left (``span=3`` costs ``O(#sets^3)`` per round). Starts from
-    :func:`algorithm1`'s plan, so it is never worse than the C = 2 optimum.
+    ``problem.concurrency`` jobs by enumeration, and applies the best
+    improvement, until none is left (``span=3`` costs ``O(#sets^3)`` per
+    round). Starts from :func:`algorithm1`'s plan, so it is never worse than
+    the C = 2 optimum.
 
     Examples
     --------
@@ -641,11 +463,11 @@ def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = 
     >>> local_search(q).total_time <= algorithm1(q).total_time
     True
     """
-    costs = costs if costs is not None else costs_of(problem, triples=True)
-    if costs.triple is None:
-        raise InstanceError("local search for C = 3 needs triple times", field="triple")
+    costs = _costs_for(problem, costs, "local search")
+    C = problem.concurrency
     index = {n: i for i, n in enumerate(costs.names)}
-    start = start if start is not None else algorithm1(problem, costs=costs)
+    if start is None:
+        start = algorithm1(problem, costs=costs) if C >= 2 else time_sharing(problem, costs=costs)
     sets = [tuple(index[n] for n in s.jobs) for s in start.sets]
 
     def cost(block):
@@ -659,14 +481,25 @@ def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = 
             if len(union) > 6:
                 continue
             now = sum(cost(sets[g]) for g in group)
-            for part in _partitions(union):
+            for part in _partitions(union, C):
                 c = sum(cost(blk) for blk in part)
-                if c < now - 1e-9 and now - c > best[0]:
+                if c < now - 1e-9 * now and now - c > best[0]:
                     best = (now - c, (group, part))
         if best[1] is None:
             break
         group, part = best[1]
         sets = [s for k, s in enumerate(sets) if k not in group] + [tuple(p) for p in part]
-    plan = plan_from_sets(costs, sets, policy="C=3 local search from Edmonds")
+    plan = costs.plan(sets, policy=f"C={C} local search from Edmonds")
     plan.info["costs"] = costs
     return plan
+
+
+#: Display name -> heuristic ``method(problem) -> Plan``: the baselines of the
+#: co-scheduling paper (Sec. 5.2), its Algorithm 1, and our C = 3 heuristics.
+METHODS: dict[str, Callable[[PairingProblem | WeightedQueue], Plan]] = {
+    "ts-naive": lambda problem: time_sharing(problem, "naive"),
+    "ts-opt": lambda problem: time_sharing(problem, "optimal"),
+    "algorithm1": algorithm1,
+    "greedy": greedy,
+    "local-search": local_search,
+}

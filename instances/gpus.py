@@ -173,6 +173,74 @@ class GPUSpec:
             p = self.parent(p)
         return tuple(out)
 
+    def subtree(self, placement: Placement) -> tuple[Placement, ...]:
+        """``placement`` and all its descendants in the repartitioning tree, in preorder.
+
+        Examples
+        --------
+        >>> [p.name for p in get("A100").subtree(get("A100").placement(3, 4))]
+        ['3@4', '2@4', '1@4', '1@5', '1@6']
+        """
+        return self._subtrees[placement.key()]
+
+    @cached_property
+    def _subtrees(self) -> dict[tuple[int, int], tuple[Placement, ...]]:
+        out: dict[tuple[int, int], tuple[Placement, ...]] = {}
+
+        def walk(p: Placement) -> tuple[Placement, ...]:
+            sub = (p,) + tuple(q for c in self.children(p) for q in walk(c))
+            out[p.key()] = sub
+            return sub
+
+        walk(self.root)
+        return out
+
+    def symmetric_subtrees(self) -> tuple[tuple[tuple[Placement, ...], tuple[Placement, ...]], ...]:
+        """Pairs (A, B) of adjacent sibling subtrees that exchanging maps onto each other, outer pairs first.
+
+        A and B are listed in preorder, so ``zip(A, B)`` is the exchange. A
+        pair is kept only if swapping A and B placement by placement (every
+        other placement fixed) preserves sizes, occupied-slice counts and
+        every intersection: it then maps each schedule to one of equal
+        makespan, with or without reconfiguration. Exact models use the pairs
+        to break symmetry (the derivation is in ``docs/models/mig_cpsat.md``).
+
+        Examples
+        --------
+        >>> [(a[0].name, b[0].name) for a, b in get("A100").symmetric_subtrees()]
+        [('2@0', '2@2'), ('1@4', '1@5'), ('1@0', '1@1'), ('1@2', '1@3')]
+        """
+        return self._symmetric_subtrees
+
+    @cached_property
+    def _symmetric_subtrees(self) -> tuple[tuple[tuple[Placement, ...], tuple[Placement, ...]], ...]:
+        def match(a: Placement, b: Placement) -> dict[Placement, Placement] | None:
+            ca, cb = self.children(a), self.children(b)
+            if a.size != b.size or len(a.slices) != len(b.slices) or len(ca) != len(cb):
+                return None
+            out = {a: b}
+            for x, y in zip(ca, cb):
+                sub = match(x, y)
+                if sub is None:
+                    return None
+                out.update(sub)
+            return out
+
+        pairs = []
+        for parent in self.placements:  # BFS order: outer pairs first
+            kids = self.children(parent)
+            for x, y in zip(kids, kids[1:]):
+                sigma = match(x, y)
+                if sigma is None:
+                    continue
+                perm = {p: p for p in self.placements}
+                perm.update(sigma)
+                perm.update({v: k for k, v in sigma.items()})
+                if all(p.intersects(q) == perm[p].intersects(perm[q]) for p in self.placements
+                       for q in self.placements):
+                    pairs.append((self.subtree(x), self.subtree(y)))
+        return tuple(pairs)
+
     def partitions(self) -> tuple[frozenset[Placement], ...]:
         """All maximal sets of pairwise compatible (slice-disjoint) placements.
 

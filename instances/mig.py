@@ -35,6 +35,8 @@ from instances.mig_generator import (SCALING_PRESETS, TIME_PRESETS, class_counts
 from instances.mig_plot import plot_schedule, save_gantt
 from instances.mig_problem import Problem, Task, Workload, from_dict, load, save
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.mig_channel import OpChannel
+from instances.mig_tasklist import load_tasklist
 
 __all__ = [
     "Task", "Problem", "Workload", "load", "save", "from_dict",
@@ -42,6 +44,7 @@ __all__ = [
     "check", "is_feasible", "TOLERANCE",
     "generate", "generate_workload", "SCALING_PRESETS", "TIME_PRESETS", "scaling_shares", "class_counts",
     "plot_schedule", "save_gantt", "main",
+    "load_tasklist", "OpChannel",
 ]
 
 

@@ -1,8 +1,8 @@
 """The independent feasibility checker for MIG schedules.
 
 It shares no logic with any scheduler: it rebuilds instance sessions from the
-schedule's own create/destroy operations and checks DESIGN.md's
-reconfiguration rules 1-6 (seed 000, Sec. 2.1-2.2) literally:
+schedule's own create/destroy operations and checks the
+reconfiguration rules 1-6 (FAR paper, Sec. 2.1-2.2) literally:
 
 1. At t = 0 the GPU has no instances: every task runs inside a session that the
    schedule itself creates; nothing happens before t = 0.
@@ -17,9 +17,12 @@ reconfiguration rules 1-6 (seed 000, Sec. 2.1-2.2) literally:
    placement of the GPU its memory allows, not before its batch's release.
 6. Makespan = the last task end.
 
-With reconfiguration disabled (all create/destroy times zero and no
-operations in the schedule) rules 2-4 reduce to: tasks whose placements share
-an occupied slice never overlap in time.
+The problem carries whether reconfiguration applies: a GPU whose create and
+destroy times are all zero (``problem.without_reconfiguration()``) is the
+problem without it. There rules 2-4 reduce to: tasks whose placements share an
+occupied slice never overlap in time, and no create/destroy operation is
+required. (Operations a schedule does list are still checked against rules
+1-4, with their zero durations.)
 
 Every violation is reported (not just the first), as a message starting with
 the rule it breaks, e.g. ``"rule 3 (slice conflict): ..."``.
@@ -53,7 +56,7 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _tol(a, b)
 
 
-def check(problem: Union[Problem, Workload], schedule: Schedule, reconfiguration: bool | None = None) -> list[str]:
+def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     """Every rule the schedule breaks, as human-readable messages; ``[]`` means feasible.
 
     Parameters
@@ -61,12 +64,10 @@ def check(problem: Union[Problem, Workload], schedule: Schedule, reconfiguration
     problem
         A :class:`Problem` (one batch) or a :class:`Workload` (release times per batch).
     schedule
-        The schedule to verify.
-    reconfiguration
-        Check instance sessions and create/destroy operations (rules 1-4).
-        ``None`` (default): yes if the GPU has non-zero reconfiguration times or
-        the schedule lists operations. ``False``: only the task-level rules
-        (slice-sharing tasks never overlap), as with reconfiguration disabled.
+        The schedule to verify. Instance sessions and create/destroy
+        operations (rules 1-4) are checked when the GPU has non-zero
+        reconfiguration times or the schedule lists operations; otherwise only
+        the task-level rules (slice-sharing tasks never overlap).
 
     Examples
     --------
@@ -80,11 +81,12 @@ def check(problem: Union[Problem, Workload], schedule: Schedule, reconfiguration
     >>> late = mig.Schedule("A30", [mig.ScheduledTask("a", pl, 0.0, 1.5)])
     >>> check(p, late)[0][:32]
     'rule 2 (sessions): task a on 4@0'
+    >>> check(p.without_reconfiguration(), late)  # zero create/destroy times: no instances needed
+    []
     """
     gpu = problem.gpu
     out: list[str] = []
-    if reconfiguration is None:
-        reconfiguration = gpu.reconfigurable or bool(schedule.reconfigurations)
+    reconfiguration = gpu.reconfigurable or bool(schedule.reconfigurations)
 
     if schedule.gpu != gpu.name:
         out.append(f"gpu: the schedule is for {schedule.gpu!r}, the problem for {gpu.name!r}")
@@ -245,6 +247,6 @@ def check(problem: Union[Problem, Workload], schedule: Schedule, reconfiguration
     return out
 
 
-def is_feasible(problem: Union[Problem, Workload], schedule: Schedule, reconfiguration: bool | None = None) -> bool:
-    """``check(...) == []``."""
-    return not check(problem, schedule, reconfiguration)
+def is_feasible(problem: Union[Problem, Workload], schedule: Schedule) -> bool:
+    """``check(problem, schedule) == []``."""
+    return not check(problem, schedule)

@@ -90,7 +90,9 @@ def solve_optimal(problem: Any, backend: str | None = None, **options: Any) -> R
         method (``"cpsat"`` for most families; ``"auto"`` for hetero).
     **options
         Passed to the family's solver. Every family takes ``time_limit``
-        (seconds, ``None`` for none; model building counts) and ``workers``;
+        (seconds, ``None`` for none; model building counts, the one-time
+        import of Pyomo by the first ``"highs"`` solve of a process, about
+        1-2 s, does not) and ``workers``;
         MIG also ``reconfiguration``, ``hint`` and ``lower_bound``. Bad values
         raise :class:`~instances.errors.OptionError`.
 

@@ -1,10 +1,12 @@
 """Solving a Pyomo model with HiGHS (through highspy and Pyomo's appsi interface), for every family.
 
 One place for what each Pyomo backend of the toolkit needs: a clear error when
-HiGHS is missing, a time limit, a zero optimality gap by default (HiGHS stops
-at 0.01 % otherwise, which is not a proof), a warm start, a thread count, and
-a read-back that tells a proven optimum from an incumbent and keeps the dual
-bound only when it is finite.
+HiGHS is missing, a time limit (seconds or a shared
+:class:`~instances.options.Deadline`, which then also covers Pyomo's
+translation of the model for HiGHS), a zero optimality gap by default (HiGHS
+stops at 0.01 % otherwise, which is not a proof), a warm start, a thread
+count, and a read-back that tells a proven optimum from an incumbent and keeps
+the dual bound only when it is finite.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from instances.errors import SolverError
+from instances.options import Deadline
 
 __all__ = ["HighsOutcome", "solve_highs"]
 
@@ -49,7 +52,7 @@ class HighsOutcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def solve_highs(model: Any, time_limit: float | None = None, workers: int | None = None, *,
+def solve_highs(model: Any, time_limit: float | Deadline | None = None, workers: int | None = None, *,
                 warmstart: bool = False, rel_gap: float = 0.0, abs_gap: float = 1e-9, log: bool = False,
                 options: dict[str, Any] | None = None) -> HighsOutcome:
     """Solve a Pyomo model with HiGHS and load the incumbent, if any, into its variables.
@@ -59,7 +62,10 @@ def solve_highs(model: Any, time_limit: float | None = None, workers: int | None
     model
         A Pyomo ``ConcreteModel`` with one objective.
     time_limit
-        Seconds (``None``: no limit).
+        Seconds for the solve, or a :class:`~instances.options.Deadline`
+        covering the model's translation as well (``None``: no limit). When
+        the deadline is spent once the model is translated, HiGHS does not
+        run and the outcome has no solution (``termination`` says so).
     workers
         HiGHS threads (``None``: HiGHS's default).
     warmstart
@@ -88,7 +94,8 @@ def solve_highs(model: Any, time_limit: float | None = None, workers: int | None
     solver.config.load_solution = False
     solver.config.stream_solver = bool(log)
     solver.config.warmstart = bool(warmstart)
-    if time_limit is not None:
+    deadline = time_limit if isinstance(time_limit, Deadline) else None
+    if deadline is None and time_limit is not None:
         solver.config.time_limit = max(0.01, float(time_limit))
     highs_options: dict[str, Any] = {"mip_rel_gap": rel_gap, "mip_abs_gap": abs_gap}
     if workers is not None:
@@ -101,6 +108,15 @@ def solve_highs(model: Any, time_limit: float | None = None, workers: int | None
             _last_threads = int(workers)
     highs_options.update(options or {})
     solver.highs_options = highs_options
+    if deadline is not None:
+        # the translation into HiGHS can take longer than the solve: charge it to the deadline
+        solver.set_instance(model)
+        remaining = deadline.remaining()
+        if remaining is not None:
+            if remaining <= 0:
+                return HighsOutcome("skipped: time limit spent translating the model", False, False, False,
+                                    None, None)
+            solver.config.time_limit = remaining
     res = solver.solve(model)
     tc = res.termination_condition
     name = getattr(tc, "name", str(tc))

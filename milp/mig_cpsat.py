@@ -1,216 +1,204 @@
-"""CP-SAT model of the MIG scheduling problem (seed 000, Sec. 2.2; DESIGN.md rules 1-6).
+"""CP-SAT backend of the exact MIG model (FAR paper, Sec. 2.2; rules 1-6 of :mod:`instances.mig_check`).
 
-Three models share one builder:
+Call it through :func:`milp.mig.solve` (``backend="cpsat"``), which checks the
+options, applies ``reconfiguration=False`` as ``problem.without_reconfiguration()``
+and hands over a :class:`~instances.options.Deadline` and a checked incumbent.
 
-**Laminar assignment model** (default without reconfiguration and with one
-release time for all tasks). The placements' occupied slices form a laminar
-family (the repartitioning tree of Fig. 4). For a fixed assignment of tasks to
-placements, the best schedule runs every node's tasks back to back as soon as
-all its ancestors' tasks are done (:func:`_tree_schedule`); its makespan is
-the largest *slice load* (sum of the times of the tasks whose placement
-occupies the slice), which is also a lower bound for every schedule of that
-assignment, since the tasks covering one slice pairwise conflict. So
-OPT = min over assignments of the largest slice load: a pure assignment model
-(booleans x[i, p], one linear row per slice), no time variables at all.
+Three models share one builder: the *laminar assignment model* (no
+reconfiguration, one release time: the makespan of an assignment is its
+largest slice load), the *interval model* (no reconfiguration, release
+times) and the *session model* (with reconfiguration: ordered session slots
+per placement, create/destroy operations on one serialised channel), which
+starts from the bound of an assignment relaxation. Symmetric subtrees of
+the GPU, dominated placements and a slot bound reduce the search.
 
-**Interval model** (without reconfiguration, with release times, or forced
-by ``model="intervals"``): every task i has one start variable and
-one optional fixed-size interval per placement p it may use (presence x[i,p],
-exactly one per task). Tasks whose placements share an occupied slice never
-overlap: one NoOverlap per slice (the slices' constraints are exactly the
-maximal cliques of the laminar placement tree). Redundant: a cumulative over
-all tasks with demand |occ(p)| and capacity #slices.
+Times are integers: durations are rounded *down* to units of ``1 / R``
+seconds (at least one unit each), so the rounded model is a relaxation whose
+bound, less the rounding excess, is valid for the user's data; the resolution
+``R`` is chosen from the data so that a rounded optimum is also an optimum of
+the float problem within :data:`milp.TOLERANCE`, and finer re-solves close
+what rounding leaves open. Every solution is re-timed with the float
+durations (:mod:`instances.mig_retime`) and checked before it is returned.
 
-**Session model** (with reconfiguration): on top of the task intervals, every placement p has
-K_p ordered *session slots* k. A present slot is a create operation
-[c, c + t_create), a usable window [c + t_create, v) and, if destroyed, a
-destroy operation [v, v + t_destroy); it occupies occ(p) from c to the
-destroy's end, or to the horizon when never destroyed (rule 2). Then
+The formulations and the proofs (slot bound, symmetry, dominance, scaling
+and the validity of the bound) are in ``docs/models/mig_cpsat.md``.
 
-* occupancy intervals of slots whose placements share a slice never overlap
-  (rule 3: one NoOverlap per slice);
-* all create and destroy intervals lie on one NoOverlap channel (rule 4);
-* each task on p lies inside a window of p: per placement, one NoOverlap over
-  the tasks on p and the *gaps* between p's windows ([0, first window start),
-  [end of window k, start of window k+1), ..., [end of last window, horizon)),
-  so no task-to-session assignment variables are needed; the same NoOverlap
-  runs the tasks of a session one after another and puts the destroy after the
-  last one.
-
-Before the session model, an *assignment relaxation* (the laminar model plus,
-per slice, one create and one destroy for every used placement covering it
-but one destroy fewer, and all creates serialised before the last task) is
-solved for at most ``relax_time`` seconds; its proven bound becomes the
-session model's initial lower bound (usually within a few ms of the optimum).
-Linear cuts give the session model's LP the same reasoning: per slice, the
-sessions with their operations and tasks fit in [0, makespan] and at most one
-of them is never destroyed; all operations fit on the channel.
-
-Slot bound (exact, not a heuristic): a session runs at least one task (an
-empty one can be deleted, which only frees the channel and its slices), so p
-has at most as many sessions as tasks may use its size: K_p = n_p, and the
-model also states sum_k present[p, k] <= #tasks on p. For a single batch the
-root (whole-GPU) placement needs only one session: the root's sessions cut the
-schedule into phases that start and end with an empty GPU; merging all root
-sessions into one, placed first (or last, when the schedule ends with a root
-session, which then needs no destroy), removes a create and a destroy per
-extra session, and the phases, shifted as blocks, keep their internal timing
-(safe when every release time is 0). Otherwise all root slots are kept.
-
-With a feasible hint (FAR's schedule by default) of makespan M, every
-solution worth finding has rounded makespan at most U = ceil(M * resolution)
-+ slack (the hint rounded up along its chains), so the horizon shrinks to U
-and K_p to the largest m whose m shortest tasks on p plus m creates and m - 1
-destroys fit below U (e.g. 3-4 instead of 12 slots for the 1-slice
-placements of an n = 12 A100 batch).
-
-Sound reductions, both valid for every duration vector (so also after rounding):
-
-* **dominance** (no reconfiguration only): among placements with the same
-  occupied slices a task keeps the fastest one (A100: 4@0 dominates 3@0, which
-  occupies slices 0-3 but computes on three); conflicts depend only on
-  occupancy, so swapping is always feasible;
-* **symmetry**: sibling placements with isomorphic subtrees in the
-  repartitioning tree (A100: 2@0/2@2 under 3@0, 1@0/1@1, 1@2/1@3, 1@4/1@5)
-  can be exchanged together with their subtrees; we require the
-  lowest-indexed task in the left subtree to precede that of the right one.
-  Canonicalising top-down (parents' swaps first, children's swaps do not change
-  a subtree's task set) reaches a schedule meeting every such constraint.
-
-Integer scaling: times are rounded *up* to multiples of ``1 / resolution``
-seconds (default 1 ms). The solution is re-timed with the true float
-durations by a left shift that keeps every order (per slice, per channel,
-session containment), so each start only moves earlier and the schedule stays
-feasible; it is then checked by :func:`instances.mig.check`. The optimum of the
-rounded model exceeds ``resolution * OPT`` by at most one unit per activity on
-a chain (n tasks, at most 2n operations, one rounded release), so the reported
-lower bound is ``(model bound - (3n + 1)) / resolution`` with reconfiguration
-and ``(model bound - (n + 1)) / resolution`` without, never below the bounds of
-:mod:`bounds.mig`. Status OPTIMAL means the rounded model was proven optimal;
-the objective is then within that slack of the true optimum and the
-``lower_bound`` says exactly how far.
+Examples
+--------
+>>> from instances import mig
+>>> from milp import mig as milp_mig
+>>> p = mig.generate(n=5, gpu="A30", seed=2)
+>>> res = milp_mig.solve(p, backend="cpsat", reconfiguration=False, time_limit=20, hint=False)
+>>> str(res.status), res.gap <= 1e-6
+('OPTIMAL', True)
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from ortools.sat.python import cp_model
 
 from bounds import mig as mig_bounds
 from instances import mig
-from instances.errors import InstanceError
-from instances.gpus import GPUSpec, Placement
+from instances.errors import SolverError
+from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
-from milp.result import Result, Status
+from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions
+from instances.options import Deadline
+from milp import cpsat
+from milp.result import TOLERANCE, Result
 
-__all__ = ["solve_cpsat", "RESOLUTION", "symmetric_siblings", "session_slots"]
-
-#: Model time units per second: durations are rounded up to 1 ms.
-RESOLUTION = 1000
+__all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "MAX_UNITS"]
 
 ProblemLike = Union[Problem, Workload]
 
+#: Largest model time (units) a resolution may produce, so that every linear
+#: row (at most a few dozen terms per task) stays far inside 64-bit integers.
+MAX_UNITS = 2 ** 40
 
-def _up(seconds: float, resolution: int) -> int:
-    # the tiny offset keeps 0.11 * 1000 = 110.00000000000001 at 110
-    return max(0, math.ceil(seconds * resolution - 1e-7))
+
+def _is_power_of_two(x: float) -> bool:
+    m, _ = math.frexp(x)
+    return m == 0.5
 
 
-def symmetric_siblings(gpu: GPUSpec) -> list[tuple[Placement, Placement]]:
-    """Pairs (left, right) of sibling placements whose subtrees are isomorphic.
+@dataclass(frozen=True)
+class Scale:
+    """Integer time units of the model: ``R`` units per second, durations rounded down.
+
+    ``units(x)`` is ``floor(x * R)`` (exact when R is a power of two, the
+    automatic choice; otherwise taken a hair lower so float error never
+    rounds up). Durations use at least one unit: ``dur(x) = max(1, units(x))``.
+    ``excess`` bounds how much those one-unit floors add along any chain of a
+    schedule; the bound of the model, less it, is valid for the float data
+    (``docs/models/mig_cpsat.md``).
 
     Examples
     --------
-    >>> from instances import gpus
-    >>> [(a.name, b.name) for a, b in symmetric_siblings(gpus.get("A100"))]
-    [('2@0', '2@2'), ('1@4', '1@5'), ('1@0', '1@1'), ('1@2', '1@3')]
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 0.5, 2: 0.25, 4: 0.125})]).without_reconfiguration()
+    >>> s = Scale.of(p, 4.0); s.dur(0.125), s.dur(0.5), s.excess
+    (1, 2, 0.5)
     """
-    sig: dict[tuple[int, int], Any] = {}
 
-    def signature(p: Placement) -> Any:
-        if p.key() not in sig:
-            sig[p.key()] = (p.size, len(p.slices), tuple(sorted(signature(c) for c in gpu.children(p))))
-        return sig[p.key()]
+    R: float
+    excess: float = 0.0
+    exact: bool = field(default=True, compare=False)
 
-    pairs = []
-    for p in gpu.placements:
-        kids = gpu.children(p)
-        for a, b in zip(kids, kids[1:]):
-            if signature(a) == signature(b):
-                pairs.append((a, b))
-    return pairs
+    @classmethod
+    def of(cls, problem: ProblemLike, R: float) -> "Scale":
+        R = float(R)
+        exact = _is_power_of_two(R)
+        gpu = problem.gpu
+        # each task's worst one-unit floor is on its fastest (shortest) size
+        excess = sum(max(0.0, 1.0 - R * min(t.times.values())) for t in problem.tasks)
+        if gpu.reconfigurable:
+            # at most n sessions, each with a create and a destroy, on any chain
+            per_session = max(max(0.0, 1.0 - R * gpu.create_time[s]) + max(0.0, 1.0 - R * gpu.destroy_time[s])
+                              for s in gpu.sizes)
+            excess += problem.n * per_session
+        return cls(R, excess, exact)
+
+    def units(self, seconds: float) -> int:
+        if self.exact:
+            return max(0, math.floor(seconds * self.R))
+        return max(0, math.floor(seconds * self.R * (1.0 - 2.0 ** -40)))
+
+    def dur(self, seconds: float) -> int:
+        return max(1, self.units(seconds))
+
+    def bound(self, model_bound: float) -> float:
+        """A bound in seconds, valid for the float data, from a bound of the rounded model."""
+        return max(0.0, (float(model_bound) - self.excess) / self.R)
 
 
-def _subtree(gpu: GPUSpec, p: Placement) -> list[Placement]:
-    out = [p]
-    for c in gpu.children(p):
-        out.extend(_subtree(gpu, c))
-    return out
+def _chain(problem: ProblemLike) -> int:
+    """Activities on a longest chain of a schedule: tasks, their operations and one release."""
+    n = problem.n
+    return (3 * n + 1) if problem.gpu.reconfigurable else (n + 1)
 
 
-def session_slots(problem: ProblemLike, placement: Placement, ub_scaled: int | None = None,
-                  resolution: int = RESOLUTION) -> int:
-    """The exact session-slot bound K_p of the reconfiguration model (module docstring).
+def choose_resolution(problem: ProblemLike, lower_bound: float, horizon: float) -> float:
+    """Units per second, a power of two, from the data.
 
-    With ``ub_scaled`` (an upper bound on the rounded optimum, in model units)
-    also: m sessions of p need m creates, m - 1 destroys and at least m tasks
-    on p's slices one after another, so m is at most the largest count whose
+    Rounding costs at most one unit per activity on a chain on the primal side
+    and the one-unit floors at most as much on the bound side, so with
+    ``R >= (L + E) / (TOLERANCE * lower_bound)`` (L activities on a chain, E <= L
+    their excess) a rounded optimum is within the tolerance on the float data.
+    ``R`` is capped so the horizon stays below :data:`MAX_UNITS`.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.generate(n=12, gpu="A100", seed=0)
+    >>> R = choose_resolution(p, 100.0, 150.0); R == 2 ** 20, R * 150.0 < MAX_UNITS
+    (True, True)
+    """
+    chain = _chain(problem)
+    need = 2 * chain / (0.9 * TOLERANCE * max(lower_bound, 1e-300))
+    cap = MAX_UNITS / max(horizon, 1e-300)
+    return 2.0 ** min(math.ceil(math.log2(need)), math.floor(math.log2(cap)))
+
+
+def session_slots(problem: ProblemLike, placement: Placement, upper_bound: float | None = None,
+                  scale: Scale | None = None) -> int:
+    """The exact session-slot bound K_p of the session model.
+
+    A session runs at least one task, so p has at most as many sessions as
+    tasks may use its size; for a single batch the root needs one session.
+    With ``upper_bound`` (seconds; model units when a ``scale`` is given) also:
+    m sessions of p need m creates, m - 1 destroys and at least m tasks on
+    p's slices one after another, so m is at most the largest count whose
     shortest tasks and operations fit below the bound.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task(f"t{i}", {1: d, 2: d, 4: d}) for i, d in enumerate([2.0, 3.0, 4.0])])
+    >>> leaf = p.gpu.placement(1, 0)
+    >>> session_slots(p, leaf), session_slots(p, leaf, upper_bound=5.5), session_slots(p, p.gpu.root)
+    (3, 2, 1)
     """
     gpu = problem.gpu
-    durations = sorted(_up(t.times[placement.size], resolution) for t in problem.tasks
-                       if placement.size in t.times)
+
+    def d(x: float) -> float:
+        return x if scale is None else scale.dur(x)
+
+    durations = sorted(d(t.times[placement.size]) for t in problem.tasks if placement.size in t.times)
     n_p = len(durations)
-    # the phase argument shifts phases earlier, which is only safe when no
-    # task waits for a release
-    no_release = all(r == 0 for r in problem.releases().values())
-    if placement == gpu.root and no_release:
+    # merging root sessions shifts phases earlier, only safe when no task waits for a release
+    if placement == gpu.root and all(r == 0 for r in problem.releases().values()):
         return min(1, n_p)
-    if ub_scaled is None:
+    if upper_bound is None:
         return n_p
-    tc = _up(gpu.create_time[placement.size], resolution)
-    td = _up(gpu.destroy_time[placement.size], resolution)
-    m, total = 0, 0
-    for d in durations:
-        total += d + tc + (td if m else 0)
-        if total > ub_scaled:
+    tc, td = d(gpu.create_time[placement.size]), d(gpu.destroy_time[placement.size])
+    m, total = 0, 0.0
+    for dur in durations:
+        total += dur + tc + (td if m else 0)
+        if total > upper_bound:
             break
         m += 1
     return max(m, 1) if n_p else 0
 
 
-def key_slices(gpu: GPUSpec, key: tuple[int, int]) -> frozenset:
-    return gpu.placement(*key).slices
+def tree_schedule(problem: ProblemLike, assignment: dict[str, Placement]) -> mig.Schedule:
+    """Optimal schedule of a fixed assignment without reconfiguration, one release time.
 
+    Each node of the placement tree runs its tasks back to back as soon as all
+    its ancestors' tasks are done; the makespan is the largest slice load, a
+    lower bound for every schedule of the assignment.
 
-def _symmetry(m: cp_model.CpModel, gpu: GPUSpec, x: dict, n: int) -> None:
-    """The lowest task index in a left sibling subtree precedes the right one's (module docstring)."""
-    for a, b in symmetric_siblings(gpu):
-        left = [q.key() for q in _subtree(gpu, a)]
-        right = [q.key() for q in _subtree(gpu, b)]
-        for i in range(n):
-            for kb in right:
-                if (i, kb) not in x:
-                    continue
-                earlier = [x[j, ka] for j in range(i) for ka in left if (j, ka) in x]
-                m.AddBoolOr([x[i, kb].Not(), *earlier])
-
-
-def _tree_schedule(problem: ProblemLike, assignment: dict[str, Placement]) -> mig.Schedule:
-    """Optimal schedule of a fixed assignment without reconfiguration or release times.
-
-    The placements form a laminar tree (Fig. 4), so: run each node's tasks one
-    after another as soon as all its ancestors' tasks are done. Every node's
-    tasks conflict with all its ancestors' and descendants' tasks, so on any
-    slice k the tasks covering k run back to back along the root-to-leaf path
-    and the makespan is the largest slice load, a lower bound for every
-    schedule of the assignment. Hence min makespan = min over assignments of
-    the largest slice load (the *laminar* model).
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
+    >>> g = p.gpu
+    >>> tree_schedule(p.without_reconfiguration(), {"a": g.placement(2, 0), "b": g.placement(2, 2)}).makespan
+    2.5
     """
     gpu = problem.gpu
     r0 = max(problem.releases().values(), default=0.0)
@@ -227,6 +215,9 @@ def _tree_schedule(problem: ProblemLike, assignment: dict[str, Placement]) -> mi
     return mig.Schedule(gpu.name, sorted(out, key=lambda st: (st.start, st.task)))
 
 
+# ---------------------------------------------------------------------------
+# The model
+
 @dataclass
 class _Model:
     model: cp_model.CpModel
@@ -234,99 +225,111 @@ class _Model:
     start: dict
     x: dict  # (i, placement key) -> BoolVar
     slots: dict  # placement key -> list of slot dicts
-    dur: dict  # (i, key) -> scaled duration
     horizon: int
 
 
-def _build(problem: ProblemLike, reconf: bool, R: int, symmetry: bool, lb_scaled: int,
-           ub_scaled: int | None, redundant: bool = True, laminar: bool = False, dominance: bool = True) -> _Model:
-    gpu = problem.gpu
-    tasks = problem.tasks
-    rel = problem.releases()
-    m = cp_model.CpModel()
-    S = gpu.num_slices
-    tc = {s: _up(gpu.create_time[s], R) for s in gpu.sizes}
-    td = {s: _up(gpu.destroy_time[s], R) for s in gpu.sizes}
-
-    # allowed placements per task (with the no-reconfiguration dominance)
-    allowed: list[list[Placement]] = []
-    for t in tasks:
-        ps = [p for p in gpu.placements if p.size in t.times]
-        if not reconf and dominance:
+def _allowed(problem: ProblemLike, dominance: bool) -> list[list[Placement]]:
+    """Placements each task may use; without reconfiguration the fastest of equal occupancy."""
+    out = []
+    for t in problem.tasks:
+        ps = [p for p in problem.gpu.placements if p.size in t.times]
+        if not problem.gpu.reconfigurable and dominance:
             best: dict[frozenset, Placement] = {}
             for p in ps:
                 q = best.get(p.slices)
                 if q is None or (t.times[p.size], -p.size) < (t.times[q.size], -q.size):
                     best[p.slices] = p
             ps = [p for p in ps if best[p.slices] == p]
-        allowed.append(ps)
+        out.append(ps)
+    return out
 
-    # horizon: every task alone on its fastest placement, one after another
-    horizon = max((_up(r, R) for r in rel.values()), default=0)
-    for t in tasks:
-        s = max(t.sizes)
-        horizon += _up(t.times[s], R) + (tc[s] + td[s] if reconf else 0)
-    if ub_scaled is not None:
-        horizon = min(horizon, ub_scaled)
-    horizon = max(horizon, lb_scaled)
 
-    makespan = m.NewIntVar(lb_scaled, horizon, "makespan")
-    start, x, dur = {}, {}, {}
-    if laminar:
-        # Without reconfiguration and release times the schedule is implied by
-        # the assignment: the optimal makespan of a fixed assignment on a
-        # laminar placement tree is the largest slice load (see _tree_schedule).
-        r0 = max((_up(r, R) for r in rel.values()), default=0)
+def _symmetry(m: cp_model.CpModel, problem: ProblemLike, x: dict) -> None:
+    """The lowest-indexed task placed in a symmetric pair of subtrees lies in the left one."""
+    n = problem.n
+    for left, right in problem.gpu.symmetric_subtrees():
+        lk = [q.key() for q in left]
+        for i in range(n):
+            for kb in (q.key() for q in right):
+                if (i, kb) in x:
+                    earlier = [x[j, ka] for j in range(i) for ka in lk if (j, ka) in x]
+                    m.add_bool_or([x[i, kb].negated(), *earlier])
+
+
+def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar: bool, symmetry: bool,
+           redundant: bool, dominance: bool, relaxation: bool = False) -> _Model:
+    """The laminar, interval or session model in units of ``scale``.
+
+    ``relaxation``: the laminar assignment relaxation of the session model
+    (used only for its bound).
+    """
+    gpu = problem.gpu
+    tasks = problem.tasks
+    n = len(tasks)
+    rel = problem.releases()
+    reconf = gpu.reconfigurable
+    m = cp_model.CpModel()
+    S = gpu.num_slices
+    tc = {s: scale.dur(gpu.create_time[s]) for s in gpu.sizes} if reconf else {}
+    td = {s: scale.dur(gpu.destroy_time[s]) for s in gpu.sizes} if reconf else {}
+    allowed = _allowed(problem, dominance and not relaxation)
+    horizon = max(horizon, lb)
+    makespan = m.new_int_var(lb, horizon, "makespan")
+    start: dict = {}
+    x: dict = {}
+    dur: dict = {}
+
+    if laminar or relaxation:
+        r0 = max((scale.units(r) for r in rel.values()), default=0)
         load: dict[int, list] = defaultdict(list)
         for i, t in enumerate(tasks):
             lits = []
             for p in allowed[i]:
-                d = _up(t.times[p.size], R)
-                lit = m.NewBoolVar(f"x{i}_{p.name}")
+                d = scale.dur(t.times[p.size])
+                lit = m.new_bool_var(f"x{i}_{p.name}")
                 x[i, p.key()], dur[i, p.key()] = lit, d
                 for k in p.slices:
                     load[k].append(d * lit)
                 lits.append(lit)
-            m.AddExactlyOne(lits)
-        if reconf:
-            # relaxation of the session model (used only for its bound): each
-            # used placement has a session, sessions on a slice are disjoint
-            # and all but one destroyed, creates are serialised and the last
-            # one is followed by a task
+            m.add_exactly_one(lits)
+        if relaxation:
+            # each used placement has a session; sessions on a slice are
+            # disjoint and all but one destroyed; creates are serialised and
+            # the last one is followed by a task
             used = {}
             for p in gpu.placements:
-                lits = [x[i, p.key()] for i in range(len(tasks)) if (i, p.key()) in x]
+                lits = [x[i, p.key()] for i in range(n) if (i, p.key()) in x]
                 if lits:
-                    used[p.key()] = m.NewBoolVar(f"used{p.name}")
+                    used[p.key()] = m.new_bool_var(f"used{p.name}")
                     for lit in lits:
-                        m.AddImplication(lit, used[p.key()])
+                        m.add_implication(lit, used[p.key()])
             for k in range(S):
-                over = [gpu.placement(*key) for key in used if k in key_slices(gpu, key)]
-                ops = [(tc[q.size] + td[q.size]) * used[q.key()] for q in over]
-                load[k] += ops
+                over = [gpu.placement(*key) for key in used if k in gpu.placement(*key).slices]
+                load[k] += [(tc[q.size] + td[q.size]) * used[q.key()] for q in over]
                 r0k = r0 - max(td[q.size] for q in over) if over else r0
-                m.Add(r0k + sum(load[k]) <= makespan)
-            shortest = min(_up(min(t.times.values()), R) for t in tasks)
-            m.Add(sum(tc[key[0]] * u for key, u in used.items()) + shortest <= makespan)
+                m.add(r0k + sum(load[k]) <= makespan)
+            shortest = min(scale.dur(min(t.times.values())) for t in tasks)
+            m.add(sum(tc[key[0]] * u for key, u in used.items()) + shortest <= makespan)
         else:
             for k, terms in load.items():
-                m.Add(r0 + sum(terms) <= makespan)
-        _symmetry(m, gpu, x, len(tasks)) if symmetry else None
-        m.Minimize(makespan)
-        return _Model(m, makespan, start, x, {}, dur, horizon)
-    task_iv: dict[tuple[int, int], list] = defaultdict(list)  # placement key -> intervals
+                m.add(r0 + sum(terms) <= makespan)
+        if symmetry:
+            _symmetry(m, problem, x)
+        m.minimize(makespan)
+        return _Model(m, makespan, start, x, {}, horizon)
+
+    task_iv: dict[tuple[int, int], list] = defaultdict(list)
     slice_iv: dict[int, list] = defaultdict(list)
     cum_iv, cum_dem = [], []
     for i, t in enumerate(tasks):
-        r = _up(rel[t.name], R)
-        start[i] = m.NewIntVar(r, horizon, f"s{i}")
+        start[i] = m.new_int_var(scale.units(rel[t.name]), horizon, f"s{i}")
         lits = []
         for p in allowed[i]:
-            d = _up(t.times[p.size], R)
-            lit = m.NewBoolVar(f"x{i}_{p.name}")
-            iv = m.NewOptionalFixedSizeIntervalVar(start[i], d, lit, f"iv{i}_{p.name}")
+            d = scale.dur(t.times[p.size])
+            lit = m.new_bool_var(f"x{i}_{p.name}")
+            iv = m.new_optional_fixed_size_interval_var(start[i], d, lit, f"iv{i}_{p.name}")
             x[i, p.key()], dur[i, p.key()] = lit, d
-            m.Add(start[i] + d <= makespan).OnlyEnforceIf(lit)
+            m.add(start[i] + d <= makespan).only_enforce_if(lit)
             task_iv[p.key()].append(iv)
             if not reconf or redundant:
                 for k in p.slices:
@@ -334,131 +337,130 @@ def _build(problem: ProblemLike, reconf: bool, R: int, symmetry: bool, lb_scaled
             cum_iv.append(iv)
             cum_dem.append(len(p.slices))
             lits.append(lit)
-        m.AddExactlyOne(lits)
-        # a task ends after its start plus its shortest allowed time
-        m.Add(makespan >= start[i] + min(dur[i, p.key()] for p in allowed[i]))
-    for k, ivs in slice_iv.items():
-        m.AddNoOverlap(ivs)
+        m.add_exactly_one(lits)
+        m.add(makespan >= start[i] + min(dur[i, p.key()] for p in allowed[i]))
+    for ivs in slice_iv.values():
+        m.add_no_overlap(ivs)
     if redundant:
-        m.AddCumulative(cum_iv, cum_dem, S)
-        # area cuts per node of the tree: the tasks inside the node's slices Q
-        # (and those covering all of Q) fit in |Q| * makespan; these linear
-        # rows give the LP relaxation the per-subtree area reasoning
+        m.add_cumulative(cum_iv, cum_dem, S)
+        # per node of the tree: the tasks inside its slices Q fit in |Q| * makespan
         for q in {p.slices for p in gpu.placements}:
             terms = []
             for (i, key), lit in x.items():
-                p = gpu.placement(*key)
-                width = len(p.slices & q)
+                width = len(gpu.placement(*key).slices & q)
                 if width:
                     terms.append(width * dur[i, key] * lit)
             if terms:
-                m.Add(sum(terms) <= len(q) * makespan)
-
+                m.add(sum(terms) <= len(q) * makespan)
     if symmetry:
-        _symmetry(m, gpu, x, len(tasks))
+        _symmetry(m, problem, x)
 
     slots: dict[tuple[int, int], list] = {}
     if reconf:
-        ops, occ_by_slice, occ_all, occ_dem = [], defaultdict(list), [], []
-        for p in gpu.placements:
-            on_p = [x[i, p.key()] for i in range(len(tasks)) if (i, p.key()) in x]
-            K = min(session_slots(problem, p, ub_scaled, R), len(on_p))
-            if K == 0:
-                continue
-            c_t, d_t = tc[p.size], td[p.size]
-            plist = []
-            for k in range(K):
-                b = m.NewBoolVar(f"b{p.name}_{k}")
-                e = m.NewBoolVar(f"e{p.name}_{k}")
-                m.AddImplication(e, b)
-                c = m.NewIntVar(0, horizon, f"c{p.name}_{k}")
-                d = m.NewIntVar(0, horizon, f"d{p.name}_{k}")
-                u = m.NewIntVar(0, horizon, f"u{p.name}_{k}")  # window start
-                v = m.NewIntVar(0, horizon, f"v{p.name}_{k}")  # window end (= destroy start)
-                oe = m.NewIntVar(0, horizon, f"oe{p.name}_{k}")  # occupancy end
-                m.Add(u == c + c_t).OnlyEnforceIf(b)
-                m.Add(u == horizon).OnlyEnforceIf(b.Not())
-                m.Add(c == 0).OnlyEnforceIf(b.Not())
-                m.Add(v == d).OnlyEnforceIf(e)
-                m.Add(v == horizon).OnlyEnforceIf(e.Not())
-                m.Add(d == 0).OnlyEnforceIf(e.Not())
-                m.Add(d >= u).OnlyEnforceIf(e)
-                # a destroy ending after the makespan precedes no session: drop it (WLOG)
-                m.Add(d + d_t <= makespan).OnlyEnforceIf(e)
-                m.Add(oe == d + d_t).OnlyEnforceIf(e)
-                m.Add(oe == horizon).OnlyEnforceIf(e.Not())
-                ops.append(m.NewOptionalFixedSizeIntervalVar(c, c_t, b, f"create{p.name}_{k}"))
-                ops.append(m.NewOptionalFixedSizeIntervalVar(d, d_t, e, f"destroy{p.name}_{k}"))
-                occ = m.NewOptionalIntervalVar(c, m.NewIntVar(0, horizon, ""), oe, b, f"occ{p.name}_{k}")
-                for s in p.slices:
-                    occ_by_slice[s].append(occ)
-                occ_all.append(occ)
-                occ_dem.append(len(p.slices))
-                plist.append({"b": b, "e": e, "c": c, "d": d, "u": u, "v": v})
-            for k in range(1, K):
-                prev, cur = plist[k - 1], plist[k]
-                m.AddImplication(cur["b"], prev["e"])  # a later session needs the earlier one destroyed
-                m.Add(cur["c"] >= prev["d"] + d_t).OnlyEnforceIf(cur["b"])
-            m.Add(sum(s["b"] for s in plist) <= sum(on_p))
-            for lit in on_p:  # a task on p needs a session of p (LP link)
-                m.AddImplication(lit, plist[0]["b"])
-            # gaps between windows: tasks on p must avoid them
-            gaps = []
-            prev_end = 0
-            for k, s in enumerate(plist):
-                gaps.append(m.NewIntervalVar(prev_end, m.NewIntVar(0, horizon, ""), s["u"], f"gap{p.name}_{k}"))
-                prev_end = s["v"]
-            gaps.append(m.NewIntervalVar(prev_end, m.NewIntVar(0, horizon, ""), horizon, f"gap{p.name}_end"))
-            m.AddNoOverlap(task_iv[p.key()] + gaps)
-            slots[p.key()] = plist
-        for s, ivs in occ_by_slice.items():
-            m.AddNoOverlap(ivs)
-        m.AddNoOverlap(ops)
-        if redundant:
-            # linear cuts for the LP: sessions on one slice are disjoint and lie
-            # in [0, makespan] with their operations and tasks; at most one of
-            # them is never destroyed; all operations share one channel
-            session_terms: dict[int, list] = defaultdict(list)
-            alive: dict[int, list] = defaultdict(list)
-            channel = []
-            for key, plist in slots.items():
-                p = gpu.placement(*key)
-                for sl in plist:
-                    for k in p.slices:
-                        session_terms[k] += [tc[p.size] * sl["b"], td[p.size] * sl["e"]]
-                        alive[k] += [sl["b"], -sl["e"]]
-                    channel += [tc[p.size] * sl["b"], td[p.size] * sl["e"]]
-            for k in range(S):
-                load = [dur[i, key] * lit for (i, key), lit in x.items() if k in gpu.placement(*key).slices]
-                m.Add(sum(session_terms[k]) + sum(load) <= makespan)
-                m.Add(sum(alive[k]) <= 1)
-            m.Add(sum(channel) <= makespan)
-        if redundant:
-            m.AddCumulative(occ_all, occ_dem, S)
-        # placements without any slot cannot host tasks
-        for (i, key), lit in x.items():
-            if key not in slots:
-                m.Add(lit == 0)
-
-    m.Minimize(makespan)
-    return _Model(m, makespan, start, x, slots, dur, horizon)
+        _add_sessions(m, problem, scale, x, dur, task_iv, makespan, horizon, tc, td, redundant, slots)
+    m.minimize(makespan)
+    return _Model(m, makespan, start, x, slots, horizon)
 
 
-def _add_hint(built: _Model, problem: ProblemLike, hint: mig.Schedule, R: int, reconf: bool) -> None:
-    m = built.model
+def _add_sessions(m, problem, scale, x, dur, task_iv, makespan, horizon, tc, td, redundant, slots) -> None:
+    """Session slots per placement, their operations on one channel, and the LP cuts (rules 1-4)."""
+    gpu = problem.gpu
+    n = problem.n
+    S = gpu.num_slices
+    ops, occ_by_slice, occ_all, occ_dem = [], defaultdict(list), [], []
+    for p in gpu.placements:
+        on_p = [x[i, p.key()] for i in range(n) if (i, p.key()) in x]
+        K = min(session_slots(problem, p, horizon, scale), len(on_p))
+        if K == 0:
+            continue
+        c_t, d_t = tc[p.size], td[p.size]
+        plist = []
+        for k in range(K):
+            b = m.new_bool_var(f"b{p.name}_{k}")
+            e = m.new_bool_var(f"e{p.name}_{k}")
+            m.add_implication(e, b)
+            c = m.new_int_var(0, horizon, f"c{p.name}_{k}")
+            d = m.new_int_var(0, horizon, f"d{p.name}_{k}")
+            u = m.new_int_var(0, horizon, f"u{p.name}_{k}")  # window start
+            v = m.new_int_var(0, horizon, f"v{p.name}_{k}")  # window end (= destroy start)
+            oe = m.new_int_var(0, horizon, f"oe{p.name}_{k}")  # occupancy end
+            m.add(u == c + c_t).only_enforce_if(b)
+            m.add(u == horizon).only_enforce_if(b.negated())
+            m.add(c == 0).only_enforce_if(b.negated())
+            m.add(v == d).only_enforce_if(e)
+            m.add(v == horizon).only_enforce_if(e.negated())
+            m.add(d == 0).only_enforce_if(e.negated())
+            m.add(d >= u).only_enforce_if(e)
+            # a destroy ending after the makespan precedes no session: drop it
+            m.add(d + d_t <= makespan).only_enforce_if(e)
+            m.add(oe == d + d_t).only_enforce_if(e)
+            m.add(oe == horizon).only_enforce_if(e.negated())
+            ops.append(m.new_optional_fixed_size_interval_var(c, c_t, b, f"create{p.name}_{k}"))
+            ops.append(m.new_optional_fixed_size_interval_var(d, d_t, e, f"destroy{p.name}_{k}"))
+            occ = m.new_optional_interval_var(c, m.new_int_var(0, horizon, ""), oe, b, f"occ{p.name}_{k}")
+            for s in p.slices:
+                occ_by_slice[s].append(occ)
+            occ_all.append(occ)
+            occ_dem.append(len(p.slices))
+            plist.append({"b": b, "e": e, "c": c, "d": d, "u": u, "v": v})
+        for k in range(1, K):
+            prev, cur = plist[k - 1], plist[k]
+            m.add_implication(cur["b"], prev["e"])  # a later session needs the earlier one destroyed
+            m.add(cur["c"] >= prev["d"] + d_t).only_enforce_if(cur["b"])
+        m.add(sum(s["b"] for s in plist) <= sum(on_p))
+        for lit in on_p:  # a task on p needs a session of p (LP link)
+            m.add_implication(lit, plist[0]["b"])
+        # tasks on p avoid the gaps between p's windows
+        gaps = []
+        prev_end = 0
+        for k, s in enumerate(plist):
+            gaps.append(m.new_interval_var(prev_end, m.new_int_var(0, horizon, ""), s["u"], f"gap{p.name}_{k}"))
+            prev_end = s["v"]
+        gaps.append(m.new_interval_var(prev_end, m.new_int_var(0, horizon, ""), horizon, f"gap{p.name}_end"))
+        m.add_no_overlap(task_iv[p.key()] + gaps)
+        slots[p.key()] = plist
+    for ivs in occ_by_slice.values():
+        m.add_no_overlap(ivs)
+    m.add_no_overlap(ops)
+    if redundant:
+        # LP cuts: sessions on one slice are disjoint and lie in [0, makespan]
+        # with their operations and tasks; at most one is never destroyed; all
+        # operations share one channel
+        session_terms: dict[int, list] = defaultdict(list)
+        alive: dict[int, list] = defaultdict(list)
+        channel = []
+        for key, plist in slots.items():
+            p = gpu.placement(*key)
+            for sl in plist:
+                for k in p.slices:
+                    session_terms[k] += [tc[p.size] * sl["b"], td[p.size] * sl["e"]]
+                    alive[k] += [sl["b"], -sl["e"]]
+                channel += [tc[p.size] * sl["b"], td[p.size] * sl["e"]]
+        for k in range(S):
+            load = [dur[i, key] * lit for (i, key), lit in x.items() if k in gpu.placement(*key).slices]
+            m.add(sum(session_terms[k]) + sum(load) <= makespan)
+            m.add(sum(alive[k]) <= 1)
+        m.add(sum(channel) <= makespan)
+        m.add_cumulative(occ_all, occ_dem, S)
+    for (i, key), lit in x.items():  # placements without a slot cannot host tasks
+        if key not in slots:
+            m.add(lit == 0)
+
+
+def _hints(built: _Model, problem: ProblemLike, hint: mig.Schedule, scale: Scale) -> list[tuple[Any, int]]:
+    """(variable, value) pairs describing ``hint`` in the model."""
+    out: list[tuple[Any, int]] = []
     index = {t.name: i for i, t in enumerate(problem.tasks)}
     for st in hint.tasks:
         i = index.get(st.task)
         if i is None:
             continue
         key = st.placement.key()
-        for (j, k2), lit in built.x.items():
-            if j == i:
-                m.AddHint(lit, k2 == key)
+        out += [(lit, int(k2 == key)) for (j, k2), lit in built.x.items() if j == i]
         if i in built.start:
-            m.AddHint(built.start[i], min(_up(st.start, R), built.horizon))
-    if not reconf:
-        return
+            out.append((built.start[i], min(scale.units(st.start), built.horizon)))
+    if not built.slots:
+        return out
     by_p: dict[tuple[int, int], list] = defaultdict(list)
     for op in hint.reconfigurations:
         by_p[op.placement.key()].append(op)
@@ -474,264 +476,164 @@ def _add_hint(built: _Model, problem: ProblemLike, hint: mig.Schedule, R: int, r
         for k, slot in enumerate(plist):
             if k < len(sessions):
                 cr, de = sessions[k]
-                m.AddHint(slot["b"], True)
-                m.AddHint(slot["c"], min(_up(cr.start, R), built.horizon))
-                m.AddHint(slot["e"], de is not None)
+                out += [(slot["b"], 1), (slot["c"], min(scale.units(cr.start), built.horizon)),
+                        (slot["e"], int(de is not None))]
                 if de is not None:
-                    m.AddHint(slot["d"], min(_up(de.start, R), built.horizon))
+                    out.append((slot["d"], min(scale.units(de.start), built.horizon)))
             else:
-                m.AddHint(slot["b"], False)
-                m.AddHint(slot["e"], False)
+                out += [(slot["b"], 0), (slot["e"], 0)]
+    return out
 
 
-def _retime(problem: ProblemLike, runs: list, sessions: list, reconf: bool) -> mig.Schedule:
-    """Left-shift with the true durations, keeping every order of the rounded solution.
-
-    ``runs``: (task name, placement, scaled start, scaled end, session id or None);
-    ``sessions``: (placement, scaled create start, scaled destroy start or None).
-    """
+def _extract(built: _Model, run: cpsat.CpsatRun, problem: ProblemLike) -> TimedPlan | mig.Schedule:
+    """The incumbent, re-timed with the float durations."""
     gpu = problem.gpu
-    rel = problem.releases()
-    times = {t.name: t.times for t in problem.tasks}
-    # activities: ("t", idx) tasks, ("c", sid) creates, ("d", sid) destroys
-    acts: dict[tuple[str, int], tuple[int, int]] = {}
-    dur: dict[tuple[str, int], float] = {}
-    preds: dict[tuple[str, int], list] = defaultdict(list)
-    for idx, (name, p, s, e, sid) in enumerate(runs):
-        acts["t", idx] = (s, e)
-        dur["t", idx] = times[name][p.size]
-    for sid, (p, c, d, c_end, d_end) in enumerate(sessions):
-        acts["c", sid] = (c, c_end)
-        dur["c", sid] = gpu.create_time[p.size]
-        if d is not None:
-            acts["d", sid] = (d, d_end)
-            dur["d", sid] = gpu.destroy_time[p.size]
-    # tasks sharing a slice keep their order
-    for k in range(gpu.num_slices):
-        on = sorted((acts["t", i], i) for i, r in enumerate(runs) if k in r[1].slices)
-        for (_, a), (_, b) in zip(on, on[1:]):
-            preds["t", b].append(("t", a))
-    if reconf:
-        chan = sorted((v, a) for a, v in acts.items() if a[0] in "cd")
-        for (_, a), (_, b) in zip(chan, chan[1:]):
-            preds[b].append(a)
-        for idx, r in enumerate(runs):
-            sid = r[4]
-            preds["t", idx].append(("c", sid))
-            if ("d", sid) in acts:
-                preds["d", sid].append(("t", idx))
-        for k in range(gpu.num_slices):
-            on = sorted((sessions[sid][1], sid) for sid in range(len(sessions)) if k in sessions[sid][0].slices)
-            for (_, a), (_, b) in zip(on, on[1:]):
-                preds["c", b].append(("d", a))
-    new_start: dict = {}
-    for a in sorted(acts, key=lambda a: (acts[a], a[0] != "d", a[0] != "c")):
-        lo = rel[runs[a[1]][0]] if a[0] == "t" else 0.0
-        for q in preds[a]:
-            lo = max(lo, new_start[q] + dur[q])
-        new_start[a] = lo
-    tasks = [mig.ScheduledTask(name, p, new_start["t", i], new_start["t", i] + dur["t", i])
-             for i, (name, p, *_rest) in enumerate(runs)]
-    ops = []
-    for sid, (p, *_rest) in enumerate(sessions):
-        ops.append(mig.Reconfiguration("create", p, new_start["c", sid], new_start["c", sid] + dur["c", sid]))
-        if ("d", sid) in acts:
-            ops.append(mig.Reconfiguration("destroy", p, new_start["d", sid], new_start["d", sid] + dur["d", sid]))
-    ops.sort(key=lambda o: o.start)
-    return mig.Schedule(gpu.name, sorted(tasks, key=lambda t: (t.start, t.task)), ops if reconf else ())
-
-
-def _extract(built: _Model, solver: cp_model.CpSolver, problem: ProblemLike, reconf: bool, R: int) -> mig.Schedule:
-    gpu = problem.gpu
+    chosen = {(i, key) for (i, key), lit in built.x.items() if run.boolean(lit)}
     if not built.start:  # laminar model: the assignment implies the schedule
-        chosen = {problem.tasks[i].name: gpu.placement(*key) for (i, key), lit in built.x.items()
-                  if solver.BooleanValue(lit)}
-        return _tree_schedule(problem, chosen)
-    runs = []
-    for (i, key), lit in built.x.items():
-        if solver.BooleanValue(lit):
-            s = solver.Value(built.start[i])
-            runs.append([problem.tasks[i].name, gpu.placement(*key), s, s + built.dur[i, key], None])
-    sessions = []
-    if reconf:
-        for key, plist in built.slots.items():
-            p = gpu.placement(*key)
-            for slot in plist:
-                if not solver.BooleanValue(slot["b"]):
-                    continue
-                u, v = solver.Value(slot["u"]), solver.Value(slot["v"])
-                members = [r for r in runs if r[1].key() == key and u <= r[2] and r[3] <= v]
-                if not members:
-                    continue  # an empty session only costs time: drop it
-                c = solver.Value(slot["c"])
-                destroyed = solver.BooleanValue(slot["e"])
-                d = solver.Value(slot["d"]) if destroyed else None
-                sid = len(sessions)
-                for r in members:
-                    r[4] = sid
-                sessions.append((p, c, d, u, None if d is None else d + _up(gpu.destroy_time[p.size], R)))
-    return _retime(problem, [tuple(r) for r in runs], sessions, reconf)
-
-
-def _default_hint(problem: ProblemLike) -> tuple[mig.Schedule | None, str]:
-    """FAR's schedule when heuristics.far exists (imported lazily), else none."""
+        return tree_schedule(problem, {problem.tasks[i].name: gpu.placement(*key) for i, key in chosen})
+    runs = sorted((run.value(built.start[i]), i, key) for i, key in chosen)
+    if not built.slots:
+        return retime_order(problem, [(problem.tasks[i].name, gpu.placement(*key)) for _, i, key in runs])
+    sessions, c_at, d_at = [], [], []
+    for key, plist in built.slots.items():
+        for slot in plist:
+            if not run.boolean(slot["b"]):
+                continue
+            u, v = run.value(slot["u"]), run.value(slot["v"])
+            members = [problem.tasks[i].name for s, i, k2 in runs if k2 == key and u <= s < v]
+            if not members:
+                continue  # an empty session only costs time: drop it
+            sessions.append(Session(gpu.placement(*key), tuple(members)))
+            c_at.append(run.value(slot["c"]))
+            d_at.append(run.value(slot["d"]) if run.boolean(slot["e"]) else math.inf)
     try:
-        from heuristics import far  # noqa: PLC0415 - optional, may land later
-    except ImportError:
-        return None, "none (heuristics.far not available)"
-    try:
-        return far.schedule(problem), "far"
-    except Exception as exc:  # a hint is optional: never let it break the exact solve
-        return None, f"none (far failed: {type(exc).__name__}: {exc})"
+        return retime_sessions(problem, sessions, c_at, d_at)
+    except ValueError as exc:
+        raise SolverError(f"CP-SAT's session plan cannot be re-timed (a model bug): {exc}") from None
 
 
-def solve_cpsat(problem: ProblemLike, reconfiguration: bool = True, time_limit: float | None = None,
-                workers: int | None = None, hint: mig.Schedule | None | bool = None,
-                lower_bound: float | None = None, *, resolution: int = RESOLUTION, symmetry: bool = True,
-                redundant: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 20.0,
-                fix_assignment: bool = False, dominance: bool = True, log: bool = False) -> Result:
-    """Solve a MIG problem or multi-batch workload exactly with CP-SAT.
+def _checked(problem: ProblemLike, plan: TimedPlan | mig.Schedule) -> mig.Schedule:
+    schedule = plan.schedule if isinstance(plan, TimedPlan) else plan
+    violations = mig.check(problem, schedule)
+    if violations:
+        raise SolverError("CP-SAT schedule failed the checker (a model bug): " + "; ".join(violations[:5]))
+    return schedule
+
+
+def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
+                      info) -> int:
+    """The assignment relaxation's proven bound in model units (``lb_units`` when it has none)."""
+    built = _build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
+                   dominance=False, relaxation=True)
+    remaining = deadline.remaining()
+    limit = relax_time if remaining is None else min(relax_time, remaining / 3)
+    run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed)
+    bound = run.bound
+    if bound is None and run.solver is not None:
+        bound = run.solver.best_objective_bound
+    info["relaxation"] = {"status": run.status, "bound": None if bound is None else scale.bound(bound),
+                          **{k: v for k, v in run.stats.items() if k == "wall_time"}}
+    if bound is None or not math.isfinite(bound):
+        return lb_units
+    return max(lb_units, int(math.floor(bound + 1e-9)))
+
+
+def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Schedule, hint: mig.Schedule | None,
+                workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
+                resolution: float | None = None, symmetry: bool = True, redundant: bool = True,
+                dominance: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 20.0,
+                fix_assignment: bool = False, log: bool = False, seed: int = 0) -> Result:
+    """Solve a non-empty MIG problem or workload with CP-SAT (called by :func:`milp.mig.solve`).
 
     Parameters
     ----------
     problem
-        :class:`instances.mig.Problem` or :class:`instances.mig.Workload`
-        (no task starts before its batch's release).
-    reconfiguration
-        Model instance sessions and create/destroy operations (rules 1-6).
-        ``False`` (or a GPU with zero reconfiguration times) solves the
-        problem without them: slice-sharing tasks never overlap.
-    time_limit
-        Seconds; ``None`` for no limit.
-    workers
-        CP-SAT search workers (default 2).
+        The problem; it carries whether reconfiguration applies.
+    deadline
+        The whole call's budget (model building, relaxation and re-solves).
+    incumbent
+        A checked schedule (the re-timed hint, or the serial one): returned
+        when the search finds nothing better.
     hint
-        A :class:`instances.mig.Schedule` used as a solution hint. ``None``:
-        FAR's schedule if :mod:`heuristics.far` is available; ``False``: none.
+        The schedule to hint to CP-SAT, or ``None``.
     lower_bound
-        A proven lower bound (seconds) to add to the model.
+        A bound valid for the float data (seconds).
     resolution
-        Model time units per second (durations rounded up; module docstring).
+        Units per second of the first solve (``None``: chosen from the data,
+        see :func:`choose_resolution`).
     symmetry, redundant, dominance
-        Switch the symmetry breaking, the redundant constraints and cuts, or
-        the dominance of placements off (for experiments; results stay exact
-        either way).
+        Symmetry breaking, redundant constraints and cuts, dominated
+        placements (switch off for experiments; results stay exact).
     model
-        ``"auto"``: the laminar assignment model when there is neither
-        reconfiguration nor a release time difference, else the interval
-        model; ``"intervals"`` forces the interval model (the naive-style
-        baseline of the benchmark), ``"laminar"`` insists on the former.
+        ``"auto"``, ``"laminar"`` or ``"intervals"``.
     relax, relax_time
-        With reconfiguration, first solve the assignment relaxation (per-slice
-        loads plus one create and destroy per used placement, serialised
-        creates) for at most ``relax_time`` s and start from its bound.
+        With reconfiguration, first solve the assignment relaxation for at
+        most ``relax_time`` s (and a third of the budget) for its bound.
     fix_assignment
-        Fix every task to its placement in ``hint`` (the model then proves the
-        best schedule of that assignment; used to show FAR's schedules are
-        feasible for the exact model). Switches the symmetry and dominance
-        reductions off, since they may exclude the given placements.
-
-    Returns
-    -------
-    Result
-        ``objective`` = makespan (seconds) of the returned, re-timed and
-        checked schedule; ``lower_bound`` valid for the true float problem.
-
-    Examples
-    --------
-    >>> from instances import mig
-    >>> p = mig.generate(n=5, gpu="A30", seed=2)
-    >>> res = solve_cpsat(p, reconfiguration=False, time_limit=20, hint=False)
-    >>> str(res.status), res.lower_bound <= res.objective
-    ('OPTIMAL', True)
+        Fix every task to its placement in ``hint``.
+    log, seed
+        CP-SAT's search log and random seed.
     """
-    t_begin = time.perf_counter()
-    if not isinstance(problem, (Problem, Workload)):
-        raise InstanceError(f"expected a MIG Problem or Workload, got {type(problem).__name__}", field="problem")
-    if not isinstance(resolution, int) or resolution < 1:
-        raise InstanceError(f"resolution must be a positive integer, got {resolution!r}", field="resolution")
+    info = info if info is not None else {}
     gpu = problem.gpu
-    reconf = bool(reconfiguration) and gpu.reconfigurable
-    target = problem if reconf else problem.without_reconfiguration()
-    R = resolution
-    n = problem.n
-    slack = (3 * n + 1) if reconf else (n + 1)
-    bound_lb = mig_bounds.lower_bound(target, reconfiguration=reconf)
-    lb_true = max(bound_lb, lower_bound or 0.0)
-    lb_scaled = max(0, math.floor(lb_true * R * (1 - 1e-12)))
-    info: dict[str, Any] = {"resolution": resolution, "reconfiguration": reconf, "bounds_lower_bound": bound_lb}
-    if n == 0:
-        return Result(0.0, 0.0, Status.OPTIMAL, time.perf_counter() - t_begin, mig.Schedule(gpu.name, []),
-                      "cpsat", info)
-
-    if model not in ("auto", "laminar", "intervals"):
-        raise InstanceError(f"model must be 'auto', 'laminar' or 'intervals', got {model!r}", field="model")
-    laminar = (not reconf and len(set(target.releases().values())) <= 1
-               and (model == "auto" or model == "laminar"))
-    if model == "laminar" and not laminar:
-        raise InstanceError("the laminar model needs reconfiguration=False and one release time", field="model")
+    reconf = gpu.reconfigurable
+    one_release = len(set(problem.releases().values())) <= 1
+    laminar = not reconf and one_release and model in ("auto", "laminar")
     info["model"] = "laminar" if laminar else ("sessions" if reconf else "intervals")
-    if reconf and relax and len(set(target.releases().values())) <= 1 and max(target.releases().values()) == 0:
-        # a fast assignment relaxation lifts the session model's starting bound
-        rb = _build(target, True, R, symmetry, lb_scaled, None, redundant, laminar=True)
-        rs = cp_model.CpSolver()
-        rs.parameters.num_workers = int(workers) if workers else 2
-        rs.parameters.max_time_in_seconds = relax_time if time_limit is None else min(relax_time, time_limit / 3)
-        rstatus = rs.Solve(rb.model)
-        if rstatus in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            lb_scaled = max(lb_scaled, int(rs.BestObjectiveBound()))
-        info["relaxation"] = {"status": rs.StatusName(rstatus), "bound": rs.BestObjectiveBound() / R,
-                              "wall_time": rs.WallTime()}
-    if fix_assignment:  # the reductions pick canonical placements, which a fixed assignment may not use
-        symmetry = False
-    if hint is None:
-        hint, info["hint"] = _default_hint(target)
-    elif hint is False:
-        hint, info["hint"] = None, "none"
+    best = incumbent
+    lb = max(mig_bounds.lower_bound(problem), lower_bound)
+    info["bounds_lower_bound"] = lb
+    if resolution is None:
+        R = choose_resolution(problem, lb, best.makespan)
+        info["resolution_source"] = "data"
     else:
-        info["hint"] = "given"
-    ub_scaled = None
-    if hint is not None and not mig.check(target, hint, reconfiguration=reconf):
-        # a feasible hint, rounded up activity by activity along its chains,
-        # is a solution of the rounded model: an upper bound for its optimum
-        ub_scaled = math.ceil(hint.makespan * R) + slack
-        info["hint_makespan"] = hint.makespan
-    built = _build(target, reconf, R, symmetry, lb_scaled, ub_scaled, redundant, laminar,
-                   dominance=dominance and not fix_assignment)
-    if hint is not None:
-        _add_hint(built, target, hint, R, reconf)
-    if fix_assignment:
-        if hint is None:
-            raise InstanceError("fix_assignment needs a hint schedule", field="hint")
-        placed = {st.task: st.placement.key() for st in hint.tasks}
-        for (i, key), lit in built.x.items():
-            if target.tasks[i].name in placed:
-                built.model.Add(lit == int(placed[target.tasks[i].name] == key))
-        info["fixed_assignment"] = True
-
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = int(workers) if workers else 2
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(0.1, float(time_limit) - (time.perf_counter() - t_begin))
-    solver.parameters.log_search_progress = bool(log)
-    status = solver.Solve(built.model)
-    runtime = time.perf_counter() - t_begin
-    info.update(model_objective=None, model_bound=solver.BestObjectiveBound(), wall_time=solver.WallTime(),
-                branches=solver.NumBranches(), conflicts=solver.NumConflicts(), solver_status=solver.StatusName(status))
-
-    if status == cp_model.INFEASIBLE:
-        # cannot happen for a valid problem (a serial schedule always fits the horizon)
-        return Result(None, None, Status.INFEASIBLE, runtime, None, "cpsat", info)
-    model_lb = solver.BestObjectiveBound() if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else lb_scaled
-    lb = max(lb_true, (model_lb - slack) / R)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return Result(None, lb_true, Status.UNKNOWN, runtime, None, "cpsat", info)
-    info["model_objective"] = solver.ObjectiveValue()
-    schedule = _extract(built, solver, target, reconf, R)
-    violations = mig.check(target, schedule, reconfiguration=reconf)
-    if violations:
-        raise RuntimeError("CP-SAT schedule failed the checker (a model bug): " + "; ".join(violations[:5]))
-    objective = schedule.makespan
-    lb = min(lb, objective)
-    st = Status.OPTIMAL if status == cp_model.OPTIMAL else Status.FEASIBLE
-    return Result(objective, lb, st, time.perf_counter() - t_begin, schedule, "cpsat", info)
+        R = float(resolution)
+        info["resolution_source"] = "given"
+    use_relaxation = reconf and relax and all(r == 0 for r in problem.releases().values())
+    runs_info = []
+    while True:
+        scale = Scale.of(problem, R)
+        horizon = math.floor(best.makespan * R + scale.excess) + 1
+        lb_units = scale.units(lb)
+        if use_relaxation and not deadline.expired():
+            use_relaxation = False  # its bound (in seconds) carries over to finer re-solves
+            lb_units = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed,
+                                         symmetry, info)
+            lb = max(lb, scale.bound(lb_units))
+        built = _build(problem, scale, lb_units, horizon, laminar=laminar, symmetry=symmetry and not fix_assignment,
+                       redundant=redundant, dominance=dominance and not fix_assignment)
+        if hint is not None:
+            # the best schedule so far (at first the re-timed hint), in the symmetry-broken form
+            shown = best if fix_assignment or not symmetry else canonical(problem, best)
+            cpsat.set_hints(built.model, _hints(built, problem, shown, scale))
+        if fix_assignment:
+            placed = {st.task: st.placement.key() for st in hint.tasks}
+            for (i, key), lit in built.x.items():
+                built.model.add(lit == int(placed[problem.tasks[i].name] == key))
+            info["fixed_assignment"] = True
+        run = cpsat.run(built.model, time_limit=deadline, workers=workers, seed=seed, log=log)
+        if run.status == "INFEASIBLE":
+            raise SolverError("CP-SAT reports the MIG model infeasible although a schedule fits its horizon "
+                              "(a model bug)")
+        bound = run.bound
+        if bound is None and run.solver is not None:
+            bound = run.solver.best_objective_bound
+        if bound is not None and math.isfinite(bound):
+            lb = max(lb, scale.bound(bound))
+        if run.has_solution:
+            schedule = _checked(problem, _extract(built, run, problem))
+            if schedule.makespan < best.makespan:
+                best = schedule
+        runs_info.append({"resolution": R, "status": run.status, "excess_units": scale.excess,
+                          "model_objective": run.objective, "model_bound": bound, **run.stats})
+        gap = (best.makespan - lb) / best.makespan if best.makespan > 0 else 0.0
+        finer = min(R * 2.0 ** math.ceil(math.log2(max(2.0, 2 * gap / TOLERANCE))),
+                    2.0 ** math.floor(math.log2(MAX_UNITS / best.makespan)))
+        # a rounded optimum whose true gap exceeds the tolerance: re-solve finer while time is left
+        if run.status == "OPTIMAL" and gap > TOLERANCE and finer > R and not deadline.expired():
+            R = finer
+            continue
+        break
+    info.update(resolution=R, runs=runs_info, model_objective=runs_info[-1]["model_objective"])
+    return Result.from_bounds(best.makespan, lb, schedule=best, runtime=deadline.elapsed(), backend="cpsat",
+                              info=info)

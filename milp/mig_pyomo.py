@@ -1,108 +1,36 @@
-"""MILP model of MIG scheduling in Pyomo, solved by HiGHS (seed 000, Sec. 2.2; DESIGN.md rules 1-6).
+"""Pyomo MILP backend of the exact MIG model, solved by HiGHS (FAR paper, Sec. 2.2; checker rules 1-6).
 
-:func:`solve_pyomo` minimises the makespan of a batch (or a multi-batch
-workload with release times) of moldable tasks on a MIG GPU, with or without
-reconfiguration costs. ``milp.mig.solve(..., backend="highs")`` calls it.
+Call it through :func:`milp.mig.solve` (``backend="highs"`` or another Pyomo
+solver name), which checks the options, applies ``reconfiguration=False`` as
+``problem.without_reconfiguration()`` and hands over a
+:class:`~instances.options.Deadline` and a checked incumbent.
 
-Model without reconfiguration (Sec. 2.2, constraints 1-2)
----------------------------------------------------------
-* ``x[i,p]`` in {0,1}: task i runs on placement p (only sizes the task may
-  use); ``sum_p x[i,p] = 1``; duration ``d_i = sum_p t_i(size p) x[i,p]``.
-* ``s_i`` >= release of i, continuous (seconds; no integer scaling).
-* ``y[i,j]`` in {0,1} for i < j: i before j. For every slice k, with
-  ``z[i,k] = sum_{p occupies k} x[i,p]``:
-  ``s_i + d_i <= s_j + M (1 - y) + M (2 - z[i,k] - z[j,k])`` and the mirror
-  (two tasks sharing a slice never overlap; since occupancy is per slice, this
-  is "running instances form part of a valid partition").
-* ``C >= s_i + d_i``; minimise ``C``.
+Without reconfiguration the model has placement binaries, continuous starts
+and per-slice big-M disjunctions; with it, create-ordered session slots and
+a serialised channel of create/destroy operations. With reconfiguration a
+session-free relaxation R is solved first: its bound is a floor for the full
+model and often proves the optimum on its own.
 
-Model with reconfiguration (rules 1-6)
---------------------------------------
-Sessions live in ``m = n`` slots numbered in create order; slot j picks at
-most one placement (``v[j,p]``), tasks pick a slot (``a[i,j]``), and
-``b[i,j,p]`` (continuous, = a[i,j] v[j,p] at integral points) links the two
-to ``x[i,p] = sum_j b[i,j,p]``; x stays binary, which is redundant but lets
-HiGHS branch on placements first (10-30x faster on n = 4). Times: create start ``c_j`` (duration
-``TC_j = sum_p t_create(p) v[j,p]``), destroy start ``e_j`` with
-``D_j = TD_j`` if destroyed (``del_j = 1``) else 0.
+The model runs on a copy of the problem whose times are divided by a power
+of two (so that the makespan is a few hundred units and HiGHS's absolute
+tolerances are negligible); every solution is re-timed with the user's float
+durations (:mod:`instances.mig_retime`) and checked before it is returned.
+The whole call, model building and HiGHS's model translation included, stays
+within the deadline: a model that cannot be built or translated in time is
+skipped and the best schedule known is returned as FEASIBLE.
 
-* creates are serialised in slot order: ``c_{j+1} >= c_j + TC_j`` (this also
-  numbers the sessions, so identical slots are never permuted);
-* tasks inside their session: ``s_i >= c_j + TC_j``, ``e_j >= s_i + d_i``
-  when ``a[i,j] = 1``;
-* intersecting sessions j < l (some slice k occupied by both) never overlap:
-  ``c_l >= e_j + D_j`` and ``del_j >= 1`` (the earlier one is destroyed,
-  and only then: rule 2's destroy is needed only before a later intersecting
-  session);
-* the channel (rule 4): a destroy j and a later create l are ordered by a
-  binary ``beta[j,l]``, two destroys by ``gam[j,l]``; every other pair of
-  operations is already ordered by the constraints above (creates by slot
-  order, a create before its own destroy, an earlier create before any later
-  session's destroy);
-* empty slots come last and a used slot runs at least one task.
-
-Tasks on different intersecting placements are also separated by the
-first one's destroy and the second one's create: the disjunction of the
-model without reconfiguration gets the gap ``t_destroy(p_i) + t_create(p_j)``,
-cancelled by ``w[i,j,p] <= x[i,p], x[j,p]`` when both use the same placement;
-and every task starts after its own create, ``s_i >= t_create(p_i)``.
-
-The relaxation R and how a solve proceeds
------------------------------------------
-R is the model without reconfiguration plus the gaps above (no sessions, no
-channel). It is a relaxation (every rule-1-6 schedule satisfies it), small,
-and on generated instances usually exactly tight. With reconfiguration,
-:func:`solve_pyomo` first solves R: its dual bound becomes a floor on ``C``,
-its schedule (grouped into sessions, channel order improved by local search)
-an incumbent. When the incumbent meets the floor, optimality is proven and
-the session model is skipped; otherwise the session model runs with both.
-Under a time limit R may use two thirds of it (R is what proves optimality on
-most generated instances) and the session model the rest.
-
-Soundness of the slot bound. Every session of a feasible schedule runs at
-least one task (the checker rejects empty sessions), so a schedule has at
-most n sessions, and numbering them by create start (creates are serialised,
-so their starts are distinct or tied only at zero-length creates) maps it onto
-slots 0..n-1 with empty slots last. The model thus contains every feasible
-schedule; conversely each model solution is re-timed into a schedule the
-checker accepts (below), so the optimum is exact.
-
-Tightening
-----------
-* big-M values come from the data: the horizon H is the makespan of the best
-  of several list schedules (and of the hint); every start, end and operation
-  of an optimal schedule lies in [0, H], so ``M = H - lower bound of the
-  other start`` is valid;
-* per-slice load: the tasks (and, with reconfiguration, the creates) on one
-  slice run one at a time, so their durations sum to at most ``C - r`` for
-  the tasks released at or after r (the area bound, slice by slice);
-* with reconfiguration: all operations fit on the channel before the last
-  task, ``sum_j (TC_j + D_j) <= C - min task time``; every session fits,
-  ``C >= c_j + TC_j + (its tasks' durations)``;
-* symmetry of the GPU: for two sibling subtrees of the repartitioning tree
-  that are mapped onto each other by a slice automorphism (A30: 2@0/2@2 and
-  pairs of 1-slice leaves; A100/H100: 2@0/2@2, 1@0/1@1, 1@2/1@3, 1@4/1@5),
-  the lowest-numbered task placed in either subtree is placed in the first:
-  ``sum_{p in B} x[i,p] <= sum_{i' < i} sum_{p in A} x[i',p]``. Swapping the
-  subtrees (outer pairs first) turns any schedule into one that satisfies all
-  of these, so no optimum is lost.
-
-The schedule read off a solution is re-timed with the true float durations
-(:mod:`milp.mig_pyomo_plan`), which never lengthens it, and passed through
-:func:`instances.mig.check` before it is returned. The lower bound is the
-solver's proven dual bound (times are continuous, so no rounding slack is
-needed; it is valid up to the solver's feasibility tolerances), capped at the
-objective; OPTIMAL means HiGHS closed the gap to ``mip_rel_gap = 1e-6`` (in
-the session model, or in R when R's bound meets a checked schedule).
+The formulation, its soundness (slot bound, symmetry, relaxation R) and the
+scaling are in ``docs/models/mig_pyomo.md``.
 
 Examples
 --------
 >>> from instances import mig
+>>> from milp import mig as milp_mig
 >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
->>> res = solve_pyomo(p, reconfiguration=False)
+>>> res = milp_mig.solve(p, backend="highs", reconfiguration=False)
 >>> str(res.status), res.objective
 ('OPTIMAL', 2.5)
->>> res = solve_pyomo(p)  # create 2@0 and 2@2 one after the other (0.12 s each)
+>>> res = milp_mig.solve(p, backend="highs")  # create 2@0 and 2@2 one after the other (0.12 s each)
 >>> str(res.status), round(res.objective, 2)
 ('OPTIMAL', 2.74)
 """
@@ -111,108 +39,69 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, Union
 
 import pyomo.environ as pe
 
 from bounds import mig as mig_bounds
 from instances import mig
-from instances.errors import OptionError
-from instances.gpus import GPUSpec, Placement
-from instances.mig_problem import Problem, Workload
-from instances.mig_schedule import Schedule
-from instances.mig_schedule import ScheduledTask
-from milp.mig_pyomo_plan import (Session, TimedPlan, best_plan, improve_channel, retime_order, retime_sessions,
-                               sessionize)
+from instances.errors import OptionError, SolverError
+from instances.mig_problem import Problem, Task, Workload
+from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions, sessionize
+from instances.mig_schedule import Schedule, ScheduledTask
+from instances.options import Deadline
 from milp.highs import solve_highs
-from milp.result import Result, Status
+from milp.mig_pyomo_plan import best_plan, improve_channel
+from milp.result import Result
 
-__all__ = ["solve_pyomo", "build_model", "subtree_symmetries", "canonical", "REL_GAP", "ABS_GAP"]
+__all__ = ["solve_pyomo", "build_model", "check_solver", "time_unit", "scaled", "REL_GAP", "ABS_GAP"]
 
 AnyProblem = Union[Problem, Workload]
 
-#: Relative gap at which HiGHS stops and declares optimality.
-REL_GAP = 1e-6
-#: Absolute gap (seconds) at which HiGHS stops and declares optimality.
-ABS_GAP = 1e-6
+#: Relative gap at which HiGHS stops (a tenth of the contract's tolerance, so
+#: that re-timing and HiGHS's own tolerances leave the result within it).
+REL_GAP = 1e-7
+#: Absolute gap (model units: the makespan is a few hundred) at which HiGHS stops.
+ABS_GAP = 1e-9
+
+#: HiGHS's translation of a Pyomo model takes up to this many times as long as building it (measured
+#: 1.6-3.3x on n = 12-35): a solve is skipped when the time left cannot cover it.
+_TRANSLATE_PER_BUILD = 3.0
 
 
-# ---------------------------------------------------------------------------
-# GPU symmetry
-
-def _subtree(gpu: GPUSpec, p: Placement) -> list[Placement]:
-    out = [p]
-    for c in gpu.children(p):
-        out += _subtree(gpu, c)
-    return out
-
-
-def _match(gpu: GPUSpec, a: Placement, b: Placement) -> dict[Placement, Placement] | None:
-    """A size-preserving map of subtree(a) onto subtree(b) that follows the tree, or None."""
-    ca, cb = gpu.children(a), gpu.children(b)
-    if a.size != b.size or len(a.slices) != len(b.slices) or len(ca) != len(cb):
-        return None
-    out = {a: b}
-    for x, y in zip(ca, cb):
-        sub = _match(gpu, x, y)
-        if sub is None:
-            return None
-        out.update(sub)
-    return out
-
-
-def subtree_symmetries(gpu: GPUSpec) -> list[tuple[tuple[Placement, ...], tuple[Placement, ...]]]:
-    """Pairs (A, B) of sibling subtrees that swapping maps onto each other, outer pairs first.
-
-    A pair is kept only if exchanging A and B (placement by placement, the rest
-    fixed) preserves sizes, occupied-slice counts and every intersection, so
-    it maps schedules to schedules of equal makespan, with or without
-    reconfiguration.
-
-    Examples
-    --------
-    >>> from instances import gpus
-    >>> [(a[0].name, b[0].name) for a, b in subtree_symmetries(gpus.get("A100"))]
-    [('2@0', '2@2'), ('1@4', '1@5'), ('1@0', '1@1'), ('1@2', '1@3')]
-    """
-    pairs = []
-    for parent in gpu.placements:  # BFS order: outer pairs first
-        kids = gpu.children(parent)
-        for x, y in zip(kids, kids[1:]):
-            sigma = _match(gpu, x, y)
-            if sigma is None:
-                continue
-            perm = {p: p for p in gpu.placements}
-            perm.update(sigma)
-            perm.update({v: k for k, v in sigma.items()})
-            if all(p.intersects(q) == perm[p].intersects(perm[q]) for p in gpu.placements for q in gpu.placements):
-                pairs.append((tuple(_subtree(gpu, x)), tuple(_subtree(gpu, y))))
-    return pairs
+class _OutOfTime(Exception):
+    """The deadline expired while a model was being built."""
 
 
 # ---------------------------------------------------------------------------
 # The model
 
-def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lower_bound: float = 0.0,
-                sessions: bool = True) -> pe.ConcreteModel:
-    """The Pyomo MILP (see the module docstring); ``horizon`` bounds every time.
+def build_model(problem: AnyProblem, horizon: float, lower_bound: float = 0.0, sessions: bool = True,
+                deadline: Deadline | None = None) -> pe.ConcreteModel:
+    """The Pyomo MILP (``docs/models/mig_pyomo.md``) in the problem's own time units.
 
-    ``lower_bound`` (a proven bound on the optimum) bounds the makespan
-    variable from below. With ``reconfiguration`` and ``sessions=False`` the
-    model is the relaxation R: tasks after their own create and separated by
+    ``horizon`` bounds every time; ``lower_bound`` (a proven bound on the
+    optimum) bounds the makespan variable from below. Reconfiguration is
+    modelled when the GPU has create/destroy times; then ``sessions=False``
+    gives the relaxation R: tasks after their own create and separated by
     destroy + create on intersecting placements, but no sessions and no
-    channel.
+    channel. Building stops with ``_OutOfTime`` once ``deadline`` expires.
 
     Examples
     --------
     >>> from instances import mig
     >>> p = mig.generate(3, "A30", seed=0)
-    >>> m = build_model(p, reconfiguration=True, horizon=1000.0)
+    >>> m = build_model(p, horizon=1000.0)
     >>> len(m.J), len(m.I)
     (3, 3)
     """
+    def tick() -> None:
+        if deadline is not None and deadline.expired():
+            raise _OutOfTime
+
+    reconfiguration = problem.gpu.reconfigurable
     gpu = problem.gpu
     tasks = list(problem.tasks)
     n = len(tasks)
@@ -269,10 +158,13 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
                 gap[a, b] = (sum(td[q] * m.x[a, q] for q in Pi[a]) + sum(tc[q] * m.x[b, q] for q in Pi[b])
                              - sum(same))
     if reconfiguration:
-        _add_channel_cuts(m, n, P, Pi, dur, tc, H)
+        tick()
+        _add_channel_cuts(m, n, P, Pi, dur, tc, H, tick)
+    tick()
     m.disj = pe.ConstraintList()
     extra = (max(td) + max(tc)) if reconfiguration else 0.0
     for i, j in itertools.combinations(range(n), 2):
+        tick()
         Mij, Mji = H - lb_s[j] + extra, H - lb_s[i] + extra
         for k in slices:
             if not any((i, q) in dur for q in covers[k]) or not any((j, q) in dur for q in covers[k]):
@@ -292,8 +184,9 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
                 m.slice_load.add(sum(terms) <= m.C - rr)
 
     # GPU symmetry: the lowest task in A u B lies in A
+    tick()
     m.sym = pe.ConstraintList()
-    for A, B in subtree_symmetries(gpu):
+    for A, B in gpu.symmetric_subtrees():
         A_ = [pidx[p] for p in A if p in pidx]
         B_ = [pidx[p] for p in B if p in pidx]
         for i in range(n):
@@ -303,12 +196,14 @@ def build_model(problem: AnyProblem, reconfiguration: bool, horizon: float, lowe
                 m.sym.add(sum(lhs) <= sum(rhs) if rhs else sum(lhs) == 0)
 
     if reconfiguration and sessions:
-        _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices)
+        tick()
+        _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices, tick)
+    tick()
     m._meta = dict(P=P, Pi=Pi, tasks=tasks, H=H, reconfiguration=reconfiguration and sessions, tc=tc, td=td)
     return m
 
 
-def _add_channel_cuts(m, n, P, Pi, dur, tc, H) -> None:
+def _add_channel_cuts(m, n, P, Pi, dur, tc, H, tick) -> None:
     """Consequences of the serialised creates (rule 4) stated on tasks alone (valid in R).
 
     * every used placement has a session, so its create is on the channel before
@@ -323,13 +218,14 @@ def _add_channel_cuts(m, n, P, Pi, dur, tc, H) -> None:
     m.create_load = pe.Constraint(expr=sum(tc[q] * m.U[q] for q in range(len(P))) <= m.C - tmin)
     m.two_creates = pe.ConstraintList()
     for i, j in itertools.combinations(range(n), 2):
+        tick()
         same = sum(tc[q] * m.w[i, j, q] for q in Pi[i] if (j, q) in dur)
         both = sum(tc[q] * m.x[i, q] for q in Pi[i]) + sum(tc[q] * m.x[j, q] for q in Pi[j]) - same
         m.two_creates.add(m.s[j] >= both - H * (1 - m.y[i, j]))
         m.two_creates.add(m.s[i] >= both - H * m.y[i, j])
 
 
-def _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices) -> None:
+def _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices, tick) -> None:
     """Session slots, their operations and the serialised channel (rules 1-4)."""
     J = list(range(n))
     nP = len(P)
@@ -386,8 +282,10 @@ def _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices) -> None:
     m.dl_used = pe.Constraint(m.J, rule=lambda _, j: m.dl[j] <= used(j))
 
     # rule 3: intersecting sessions never overlap; the earlier-created one is destroyed first
+    tick()
     m.sess = pe.ConstraintList()
     for j, l in itertools.combinations(J, 2):
+        tick()
         for k in slices:
             both = zs(j, k) + zs(l, k)
             m.sess.add(m.c[l] >= m.e[j] + m.D[j] - M * (2 - both))
@@ -396,6 +294,7 @@ def _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices) -> None:
     # rule 4: destroys against later creates and against each other
     m.chan = pe.ConstraintList()
     for j, l in itertools.combinations(J, 2):
+        tick()
         off_l = 1 - used(l)
         m.chan.add(m.beta[j, l] <= m.dl[j])
         m.chan.add(m.beta[j, l] <= used(l))
@@ -418,31 +317,6 @@ def _add_sessions(m, n, P, Pi, dur, covers, tc, td, r, H, slices) -> None:
 
 # ---------------------------------------------------------------------------
 # Warm start and solution reading
-
-def canonical(problem: AnyProblem, plan: TimedPlan) -> TimedPlan:
-    """The plan mapped by GPU automorphisms so that it meets the model's symmetry constraints.
-
-    Times are unchanged: a swap of isomorphic sibling subtrees preserves
-    sizes and intersections (:func:`subtree_symmetries`).
-    """
-    order = {t.name: i for i, t in enumerate(problem.tasks)}
-    for A, B in subtree_symmetries(problem.gpu):
-        on = [(order[st.task], st.placement) for st in plan.schedule.tasks if st.placement in A or st.placement in B]
-        if not on or min(on, key=lambda x: x[0])[1] in A:
-            continue
-        perm = dict(zip(A, B))
-        perm.update(zip(B, A))
-
-        def mp(p: Placement) -> Placement:
-            return perm.get(p, p)
-
-        sched = plan.schedule
-        new = Schedule(sched.gpu, [replace(st, placement=mp(st.placement)) for st in sched.tasks],
-                       [replace(op, placement=mp(op.placement)) for op in sched.reconfigurations])
-        plan = TimedPlan(new, [Session(mp(s.placement), s.tasks) for s in plan.sessions], list(plan.ops),
-                         [(nm, mp(p)) for nm, p in plan.order])
-    return plan
-
 
 def _set_start(m: pe.ConcreteModel, plan: TimedPlan) -> None:
     """Load a plan's schedule as the MILP's initial values (a feasible incumbent)."""
@@ -498,7 +372,7 @@ def _set_start(m: pe.ConcreteModel, plan: TimedPlan) -> None:
             m.gam[j, l].set_value(1 if gpu_ops[("destroy", j)] < gpu_ops[("destroy", l)] else 0)
 
 
-def _read_relaxed(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
+def _read_relaxed(m: pe.ConcreteModel, problem: AnyProblem, deadline: Deadline | None = None) -> TimedPlan:
     """A schedule with reconfiguration from a solution of the relaxation R.
 
     R's own start times (which keep the destroy + create gaps) group the tasks
@@ -521,7 +395,7 @@ def _read_relaxed(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
         plan = retime_sessions(problem, sessions, c_at, d_at)
     except ValueError:
         plan = retime_sessions(problem, sessions, first, last)
-    return improve_channel(problem, plan)
+    return improve_channel(problem, plan, deadline=deadline)
 
 
 def _read_plan(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
@@ -548,24 +422,95 @@ def _read_plan(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
     return retime_sessions(problem, sessions, c_at, d_at)
 
 
+
+# ---------------------------------------------------------------------------
+# Scaling
+
+def time_unit(makespan: float) -> float:
+    """Seconds per model unit: the power of two that puts ``makespan`` near 256 units.
+
+    Dividing by a power of two is exact in floating point, so the scaled
+    problem has exactly the user's times in other units.
+
+    Examples
+    --------
+    >>> time_unit(100.0), time_unit(2e-6)
+    (0.5, 7.450580596923828e-09)
+    """
+    return 2.0 ** round(math.log2(makespan / 256.0)) if makespan > 0 else 1.0
+
+
+def scaled(problem: AnyProblem, unit: float) -> AnyProblem:
+    """The problem with every time (tasks, create/destroy, releases) divided by ``unit``.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5})])
+    >>> q = scaled(p, 0.5); q.tasks[0].times[4], q.gpu.create_time[4]
+    (3.0, 0.26)
+    """
+    gpu = problem.gpu
+    g = replace(gpu, create_time=MappingProxyType({s: t / unit for s, t in gpu.create_time.items()}),
+                destroy_time=MappingProxyType({s: t / unit for s, t in gpu.destroy_time.items()}))
+
+    def batch(b: Problem) -> Problem:
+        return Problem(g, [Task(t.name, {s: x / unit for s, x in t.times.items()}, t.memory_gb) for t in b.tasks],
+                       b.release / unit)
+
+    if isinstance(problem, Workload):
+        return Workload(g, [batch(b) for b in problem.batches])
+    return batch(problem)
+
+
+def _scale_schedule(schedule: Schedule, factor: float) -> Schedule:
+    return Schedule(schedule.gpu, [replace(t, start=t.start * factor, end=t.end * factor) for t in schedule.tasks],
+                    [replace(o, start=o.start * factor, end=o.end * factor) for o in schedule.reconfigurations])
+
+
+def _unscaled(problem: AnyProblem, plan: TimedPlan) -> Schedule:
+    """The scaled plan's decisions re-timed with the user's float durations."""
+    if not problem.gpu.reconfigurable:
+        return retime_order(problem, plan.order).schedule
+    create_at = [math.inf] * len(plan.sessions)
+    destroy_at = [math.inf] * len(plan.sessions)
+    for op, j, at in plan.ops:
+        (create_at if op == "create" else destroy_at)[j] = at
+    return retime_sessions(problem, plan.sessions, create_at, destroy_at).schedule
+
+
 # ---------------------------------------------------------------------------
 # Solvers
 
-def _run_highs(m, time_limit, workers, warm):
-    out = solve_highs(m, time_limit, workers, warmstart=warm, rel_gap=REL_GAP, abs_gap=ABS_GAP,
+def check_solver(solver: str) -> None:
+    """Raise :class:`OptionError` unless Pyomo can run ``solver`` (HiGHS is checked when it runs)."""
+    if solver in ("highs", "appsi_highs"):
+        import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - load it before any deadline starts
+
+        return
+    factory = pe.SolverFactory(solver)
+    if factory is None or not factory.available(exception_flag=False):
+        raise OptionError(f"solver {solver!r} is not available to Pyomo on this machine (use 'cpsat' or 'highs')",
+                          field="backend")
+
+
+def _run_highs(m, deadline, workers, warm, log):
+    out = solve_highs(m, deadline, workers, warmstart=warm, rel_gap=REL_GAP, abs_gap=ABS_GAP, log=log,
                       options={"random_seed": 0})
     return out.optimal, out.termination, out.has_solution, out.bound, out.objective, out.stats
 
 
-def _run_pyomo(m, solver, time_limit, workers, warm):
+def _run_pyomo(m, solver, deadline, workers, warm, log=False):
     from pyomo.opt import TerminationCondition
 
+    check_solver(solver)
     opt = pe.SolverFactory(solver)
-    if opt is None or not opt.available(exception_flag=False):
-        raise OptionError(f"solver {solver!r} is not available to Pyomo on this machine")
-    kwargs: dict[str, Any] = {"load_solutions": False}
-    if time_limit is not None:
-        kwargs["timelimit"] = float(time_limit)
+    kwargs: dict[str, Any] = {"load_solutions": False, "tee": bool(log)}
+    remaining = deadline.remaining() if isinstance(deadline, Deadline) else deadline
+    if remaining is not None:
+        if remaining <= 0:
+            return False, "skipped: time limit spent before the solve", False, None, None, {}
+        kwargs["timelimit"] = float(remaining)
     if warm and getattr(opt, "warm_start_capable", lambda: False)():
         kwargs["warmstart"] = True
     if workers is not None:
@@ -581,132 +526,116 @@ def _run_pyomo(m, solver, time_limit, workers, warm):
     return tc == TerminationCondition.optimal, str(tc), has_sol, bound, obj, {}
 
 
-def solve_pyomo(problem_or_workload: AnyProblem, reconfiguration: bool = True, time_limit: float | None = None,
-                solver: str = "highs", hint: Schedule | None = None, workers: int | None = None, *,
-                relaxation: bool = True, lower_bound: float | None = None) -> Result:
-    """Solve a MIG batch or workload to optimality (or to the time limit) with the Pyomo MILP.
+def _solve_model(problem: AnyProblem, sessions: bool, deadline: Deadline, solver: str, start_plan: TimedPlan,
+                 workers: int | None, floor: float, log: bool) -> tuple[float, TimedPlan, dict[str, Any]]:
+    """Build, warm-start and solve one model within ``deadline``; return (bound, best plan, info).
 
-    Parameters
-    ----------
-    problem_or_workload
-        A :class:`instances.mig.Problem` or :class:`instances.mig.Workload`
-        (no task starts before its batch's release).
-    reconfiguration
-        Model instance sessions and create/destroy operations (rules 1-6).
-        ``False``: the semantics of ``problem.without_reconfiguration()`` (no
-        operations; the schedule is checked with ``reconfiguration=False``).
-        On a GPU whose create/destroy times are all zero the two coincide and
-        the simpler model is used.
-    time_limit
-        Seconds for the solver (``None``: no limit).
-    solver
-        ``"highs"`` (HiGHS through highspy, Pyomo's appsi interface) or the
-        name of another solver Pyomo can run (``"gurobi"``, ``"cbc"``, ...).
-    hint
-        A schedule (e.g. FAR's) whose decisions are re-timed and, if better than
-        the built-in list schedules, used as the initial incumbent and horizon.
-    workers
-        Solver threads (HiGHS option ``threads``).
-    relaxation
-        With reconfiguration, first solve the relaxation R (tasks separated by
-        destroy + create, no sessions, no channel) for a floor and an incumbent;
-        when the incumbent meets the floor, the full model is skipped.
-        ``False`` always solves the full session model (used by the tests).
-    lower_bound
-        A proven lower bound (seconds) on the optimum, used as a floor for the
-        makespan; it must be valid for the chosen ``reconfiguration`` setting.
-
-    Returns
-    -------
-    Result
-        ``objective`` = makespan (s) of the returned schedule; ``lower_bound``
-        = the solver's dual bound (capped at the objective); status OPTIMAL only
-        when the solver proved it, FEASIBLE on a time limit. ``info`` holds the
-        horizon, the MILP objective, the model size and solver statistics.
-
-    Examples
-    --------
-    >>> from instances import mig
-    >>> p = mig.generate(4, "A30", seed=2)
-    >>> res = solve_pyomo(p, reconfiguration=False, time_limit=30)
-    >>> str(res.status), mig.check(p, res.schedule, reconfiguration=False)
-    ('OPTIMAL', [])
+    The plan is the better of the solver's re-timed solution and ``start_plan``
+    (in the scaled problem's units); the bound is ``floor`` when the solver
+    proves nothing more. A model that cannot be built and translated in time is
+    skipped.
     """
-    t0 = time.perf_counter()
-    problem = problem_or_workload
-    if not isinstance(problem, (Problem, Workload)):
-        raise TypeError(f"solve_pyomo expects a mig.Problem or mig.Workload, got {type(problem).__name__}")
-    reconf = bool(reconfiguration) and problem.gpu.reconfigurable
-    hints = [hint] if hint is not None else []
-    deadline = None if time_limit is None else t0 + float(time_limit)
-    info: dict[str, Any] = {"solver": solver, "reconfiguration": reconf}
-    floor, proven_floor = 0.0, False
-    if lower_bound is not None:
-        floor = max(0.0, float(lower_bound))
-    if reconf and relaxation:
-        # The relaxation R (no sessions, no channel) is small and usually tight:
-        # its dual bound is a valid floor and its schedule, sessionized, an incumbent.
-        limit = None if deadline is None else max(0.01, 2 * (deadline - time.perf_counter()) / 3)
-        r_proven, r_bound, r_plan, r_info = _solve_model(problem, True, False, limit, solver, hints, workers, 0.0)
-        floor = max(floor, r_bound)
-        proven_floor = r_proven
-        hints.append(r_plan.schedule)
-        info.update({f"relaxation_{k}": v for k, v in r_info.items()})
-    plan = best_plan(problem, reconf, hints)
-    floor = min(floor, plan.makespan)  # a floor above a feasible makespan is not a proof of anything
-    if reconf and plan.makespan <= floor + max(ABS_GAP, REL_GAP * plan.makespan) and proven_floor:
-        proven, bound, m_info = True, floor, {"termination": "closed by the relaxation's bound"}
-    else:
-        limit = None if deadline is None else max(0.01, deadline - time.perf_counter())
-        proven, bound, solved, m_info = _solve_model(problem, reconf, True, limit, solver, hints, workers, floor)
-        if solved.makespan <= plan.makespan:
-            plan = solved
-    info.update(m_info)
-    violations = mig.check(problem, plan.schedule, reconfiguration=reconf)
-    if violations:
-        raise RuntimeError("the re-timed MILP schedule fails the checker: " + "; ".join(violations[:5]))
-    objective = plan.makespan
-    lower = min(max(mig_bounds.lower_bound(problem, reconfiguration=reconf), bound, floor), objective)
-    status = Status.OPTIMAL if proven else Status.FEASIBLE
-    return Result(objective, lower, status, time.perf_counter() - t0, plan.schedule,
-                  "highs" if solver in ("highs", "appsi_highs") else solver, info)
-
-
-def _solve_model(problem: AnyProblem, reconfiguration: bool, sessions: bool, time_limit: float | None,
-                 solver: str, hints: list[Schedule], workers: int | None,
-                 floor: float) -> tuple[bool, float, TimedPlan, dict[str, Any]]:
-    """Build, warm-start and solve one model; return (proven, dual bound, best plan, info).
-
-    The plan is re-timed (with reconfiguration when the model has it or is the
-    relaxation R) and is the better of the solver's solution and the start plan.
-    """
-    t0 = time.perf_counter()
-    start_plan = best_plan(problem, reconfiguration, hints)
     horizon = start_plan.makespan * (1 + 1e-9) + 1e-9
-    m = build_model(problem, reconfiguration, horizon, lower_bound=min(floor, start_plan.makespan),
-                    sessions=sessions)
+    info: dict[str, Any] = {"horizon": horizon, "heuristic_makespan": start_plan.makespan}
+    t0 = deadline.elapsed()
+    try:
+        m = build_model(problem, horizon, lower_bound=min(floor, start_plan.makespan), sessions=sessions,
+                        deadline=deadline)
+    except _OutOfTime:
+        info["termination"] = "skipped: the time limit expired while building the model"
+        return floor, start_plan, info
+    build_s = deadline.elapsed() - t0
+    info.update(variables=m.nvariables(), constraints=m.nconstraints(), build_seconds=build_s)
+    remaining = deadline.remaining()
+    if remaining is not None and remaining < _TRANSLATE_PER_BUILD * build_s:
+        info["termination"] = "skipped: too little time left to hand the model to the solver"
+        return floor, start_plan, info
     _set_start(m, canonical(problem, start_plan))
-    build_s = time.perf_counter() - t0
-    limit = None if time_limit is None else max(0.01, time_limit - build_s)
-    run = _run_highs if solver in ("highs", "appsi_highs") else _run_pyomo
-    if run is _run_pyomo:
-        proven, term, has_sol, bound, milp_obj, stats = _run_pyomo(m, solver, limit, workers, True)
+    if solver in ("highs", "appsi_highs"):
+        proven, term, has_sol, bound, milp_obj, stats = _run_highs(m, deadline, workers, True, log)
     else:
-        proven, term, has_sol, bound, milp_obj, stats = _run_highs(m, limit, workers, True)
+        proven, term, has_sol, bound, milp_obj, stats = _run_pyomo(m, solver, deadline, workers, True, log)
     if "infeasible" in term.lower():
-        raise RuntimeError(f"{solver} reports the MIG model infeasible although a schedule of makespan "
-                           f"{start_plan.makespan:.6g} exists: a model bug")
+        raise SolverError(f"{solver} reports the MIG model infeasible although a schedule of makespan "
+                          f"{start_plan.makespan:.6g} exists: a model bug")
     plan = start_plan
     if has_sol:
-        solved = _read_relaxed(m, problem) if reconfiguration and not sessions else _read_plan(m, problem)
+        reconf_relaxation = problem.gpu.reconfigurable and not sessions
+        try:
+            solved = _read_relaxed(m, problem, deadline) if reconf_relaxation else _read_plan(m, problem)
+        except ValueError as exc:  # tolerances of the solution contradict the plan: keep the start plan
+            solved, info["read_error"] = plan, str(exc)
         if solved.makespan <= plan.makespan:
             plan = solved
     if proven and milp_obj is not None and sessions and plan.makespan > milp_obj + 1e-6 * max(1.0, milp_obj):
-        raise RuntimeError(f"re-timing lengthened the optimal schedule ({milp_obj} -> {plan.makespan})")
-    info = {"termination": term, "horizon": horizon, "heuristic_makespan": start_plan.makespan,
-            "milp_objective": milp_obj, "dual_bound": bound, "variables": m.nvariables(),
-            "constraints": m.nconstraints(), "build_seconds": build_s, "seconds": time.perf_counter() - t0,
-            **stats}
-    if bound is None:
-        bound = floor
-    return proven and has_sol, float(bound), plan, info
+        raise SolverError(f"re-timing lengthened the optimal schedule ({milp_obj} -> {plan.makespan})")
+    info.update(termination=term, milp_objective=milp_obj, dual_bound=bound, seconds=deadline.elapsed() - t0,
+                **stats)
+    return max(floor, bound) if bound is not None else floor, plan, info
+
+
+def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule, hint: Schedule | None,
+                workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
+                solver: str = "highs", relaxation: bool = True, log: bool = False) -> Result:
+    """Solve a non-empty MIG problem or workload with the Pyomo MILP (called by :func:`milp.mig.solve`).
+
+    Parameters
+    ----------
+    problem
+        The problem; it carries whether reconfiguration applies.
+    deadline
+        The whole call's budget (plans, model building, translation, solves).
+    incumbent
+        A checked schedule (the re-timed hint, or the serial one).
+    hint
+        The user's or FAR's schedule (already part of ``incumbent``), or ``None``.
+    lower_bound
+        A bound valid for the float data (seconds).
+    solver
+        ``"highs"`` (HiGHS through highspy and Pyomo's appsi interface) or
+        another Pyomo solver name.
+    relaxation
+        With reconfiguration, first solve the relaxation R (tasks separated by
+        destroy + create, no sessions, no channel) for a floor and an
+        incumbent. ``False`` always solves the full session model.
+    log
+        Stream the solver's log.
+    """
+    info = info if info is not None else {}
+    info["solver"] = solver
+    reconf = problem.gpu.reconfigurable
+    unit = time_unit(incumbent.makespan)
+    sp = scaled(problem, unit)
+    info["time_unit"] = unit
+    best = incumbent
+    lb = max(mig_bounds.lower_bound(problem), lower_bound)
+    hints = [_scale_schedule(incumbent, 1.0 / unit)]
+    floor = lb / unit
+    plan = best_plan(sp, hints, deadline)
+    if reconf and relaxation and not deadline.expired():
+        # R is small and usually tight: its bound is a floor, its schedule (in sessions) an incumbent
+        remaining = deadline.remaining()
+        sub = deadline if remaining is None else Deadline(2 * remaining / 3)
+        r_bound, r_plan, r_info = _solve_model(sp, False, sub, solver, plan, workers, floor, log)
+        floor = max(floor, r_bound)
+        if r_plan.makespan < plan.makespan:
+            plan = r_plan
+        info.update({f"relaxation_{k}": v for k, v in r_info.items()})
+    floor = min(floor, plan.makespan)
+    if plan.makespan - floor <= REL_GAP * plan.makespan:
+        info["termination"] = "closed by the bound before the full model"
+    elif not deadline.expired():
+        bound, plan, m_info = _solve_model(sp, True, deadline, solver, plan, workers, floor, log)
+        floor = max(floor, bound)
+        info.update(m_info)
+    else:
+        info["termination"] = "skipped: time limit spent before the full model"
+    schedule = _unscaled(problem, plan)
+    violations = mig.check(problem, schedule)
+    if violations:
+        raise SolverError("the re-timed MILP schedule fails the checker: " + "; ".join(violations[:5]))
+    if schedule.makespan < best.makespan:
+        best = schedule
+    lb = max(lb, floor * unit)
+    return Result.from_bounds(best.makespan, lb, schedule=best, runtime=deadline.elapsed(),
+                              backend="highs" if solver in ("highs", "appsi_highs") else solver, info=info)

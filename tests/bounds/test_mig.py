@@ -57,7 +57,7 @@ def test_slice_chain_bound_catches_tasks_that_cannot_share():
 def test_create_time_counts_with_reconfiguration():
     p = mig.Problem("A100", [mig.Task("a", {1: 7.0, 2: 3.5, 3: 2.4, 4: 1.8, 7: 1.0})])
     assert mig_bounds.lower_bound(p) == pytest.approx(0.24 + 1.0)
-    assert mig_bounds.lower_bound(p, reconfiguration=False) == pytest.approx(1.0)
+    assert mig_bounds.lower_bound(p.without_reconfiguration()) == pytest.approx(1.0)
 
 
 def test_workload_bound_respects_releases():
@@ -104,6 +104,6 @@ def test_lower_bound_below_a_feasible_schedule(p, reconf):
     """Every bound stays below the makespan of a checked feasible schedule."""
     target = p if reconf else p.without_reconfiguration()
     sched = _serial(target, reconf)
-    assert mig.check(target, sched, reconfiguration=reconf) == []
-    assert mig_bounds.area_bound(target) <= mig_bounds.lower_bound(target, reconfiguration=reconf) + 1e-9
-    assert mig_bounds.lower_bound(target, reconfiguration=reconf) <= sched.makespan + 1e-9
+    assert mig.check(target, sched) == []
+    assert mig_bounds.area_bound(target) <= mig_bounds.lower_bound(target) + 1e-9
+    assert mig_bounds.lower_bound(target) <= sched.makespan + 1e-9

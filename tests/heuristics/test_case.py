@@ -106,10 +106,10 @@ def test_case_equals_slurm_when_every_job_is_isolated(cfg):
                                                ("D", "1:2", False), ("A", "0:1", True), ("D", "0:1", False)])
 def test_traces_pass_the_checker(cfg, ratio, small):
     w = case.generate(cfg, ratio, seed=11, small=small)
-    for policy in sim.POLICIES:
-        t = sim.simulate(w, policy)
+    for name, method in sim.METHODS.items():
+        t = method(w)
         assert check(w, t) == []
-        assert t.workers == (w.config.workers_case if policy == "case" else w.config.workers_slurm)
+        assert t.workers == (w.config.workers_slurm if name == "slurm" else w.config.workers_case)
     m = metrics(w, sim.simulate(w, "case"))
     assert 0 <= m["slowdown"] <= w.slowdown.cap
     assert check(w, sim.simulate(w, "case", isolated_first=False)) == []

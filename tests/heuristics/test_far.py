@@ -1,4 +1,4 @@
-"""FAR phases 1-3 (seed 000, Sec. 3 and 5): feasibility, a plain oracle, refinement, Sec. 5's bound."""
+"""FAR phases 1-3 (FAR paper, Sec. 3 and 5): feasibility, a plain oracle, refinement, Sec. 5's bound."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics import far, far_refine
+from bounds import mig as mig_bounds
+from heuristics import far, far_cli, far_refine
 from instances import gpus, mig
-from instances.errors import InstanceError
+from instances.errors import InstanceError, OptionError
 
 PRESETS = [(w, t) for w in ("PoorScaling", "MixedScaling", "GoodScaling") for t in ("WideTimes", "NarrowTimes")]
 
@@ -100,7 +101,7 @@ def test_family_matches_oracle_and_pruning_is_exact():
 
 
 # ---------------------------------------------------------------------------
-# Feasibility (DESIGN.md rules 1-6) over generated workloads
+# Feasibility (reconfiguration rules 1-6) over generated workloads
 
 @settings(max_examples=70)
 @given(gpu=st.sampled_from(["A30", "A100"]), preset=st.sampled_from(PRESETS), n=st.integers(1, 60),
@@ -183,7 +184,7 @@ def _check_bound(p, alloc):
     r = far.schedule_allocation(p, alloc)
     work = sum(s * p.task(n).time(s) for n, s in alloc.items())
     h = max(p.task(n).time(s) for n, s in alloc.items())
-    bound = far.phase2_bound(p.gpu, work, h)
+    bound = mig_bounds.phase2_bound(p.gpu, work, h)
     assert r.makespan <= bound * (1 + 1e-12), (alloc, r.makespan, bound)
     assert mig.check(p, r.schedule) == []
 
@@ -255,23 +256,23 @@ def test_cli_json_and_outputs(tmp_path, capsys):
     src = tmp_path / "tasks.json"
     mig.save(p, src)
     out, png = tmp_path / "s.json", tmp_path / "g.png"
-    assert far.main([str(src), "--json", str(out), "--plot", str(png)]) == 0
+    assert far_cli.main([str(src), "--json", str(out), "--plot", str(png)]) == 0
     text = capsys.readouterr().out
     assert "Repartitioning tree" in text and "makespan" in text
     sched = mig.Schedule.load(out)
     assert mig.check(p, sched) == [] and png.stat().st_size > 0
-    assert far.main([str(src), "--no-refine", "--gpu", "H100"]) == 0
+    assert far_cli.main([str(src), "--no-refine", "--gpu", "H100"]) == 0
 
 
 def test_cli_text_task_lists(tmp_path, capsys):
     ref = tmp_path / "profile.txt"
     ref.write_text("======\nProfiled times for the tasks:\nTask gauss:\nSize 1: 10 seconds\nSize 2: 5.5 seconds\n"
                    "Size 4: 3 seconds\nTask lud:\nSize 1: 4 seconds\nSize 2: 2 seconds\nSize 4: 1.5 seconds\n")
-    assert far.main([str(ref), "--gpu", "A30"]) == 0
+    assert far_cli.main([str(ref), "--gpu", "A30"]) == 0
     lines = tmp_path / "list.txt"
     lines.write_text("# name t1 t2 t4\nbfs 8 4.5 3\nnw 1:6 2:3.5 4:2\n")
-    assert far.main([str(lines), "--gpu", "A30"]) == 0
-    p = far.load_tasks(lines, "A30")
+    assert far_cli.main([str(lines), "--gpu", "A30"]) == 0
+    p = mig.load_tasklist(lines, "A30")
     assert [t.name for t in p.tasks] == ["bfs", "nw"] and p.task("nw").time(2) == 3.5
     capsys.readouterr()
 
@@ -279,16 +280,16 @@ def test_cli_text_task_lists(tmp_path, capsys):
 def test_cli_errors(tmp_path, capsys):
     bad = tmp_path / "bad.txt"
     bad.write_text("bfs 8 4.5\n")
-    assert far.main([str(bad), "--gpu", "A30"]) == 2
+    assert far_cli.main([str(bad), "--gpu", "A30"]) == 2
     err = capsys.readouterr().err.strip()
     assert "bad.txt" in err and "bfs" in err and "\n" not in err
     nonmono = tmp_path / "m.json"
     nonmono.write_text(json.dumps({"gpu": "A30", "tasks": [{"name": "a", "times": {"1": 1, "2": 2, "4": 1}}]}))
-    assert far.main([str(nonmono)]) == 2
+    assert far_cli.main([str(nonmono)]) == 2
     assert "task a" in capsys.readouterr().err
-    assert far.main([str(tmp_path / "missing.json")]) == 2
+    assert far_cli.main([str(tmp_path / "missing.json")]) == 2
     with pytest.raises(SystemExit) as exc:
-        far.main([str(bad), "--gpu", "V100"])
+        far_cli.main([str(bad), "--gpu", "V100"])
     assert exc.value.code == 2
 
 
@@ -318,6 +319,108 @@ def test_cli_workload_file(tmp_path, capsys):
     src = tmp_path / "w.json"
     mig.save(w, src)
     out = tmp_path / "s.json"
-    assert far.main([str(src), "--method", "reversed", "--json", str(out)]) == 0
+    assert far_cli.main([str(src), "--method", "reversed", "--json", str(out)]) == 0
     assert "Batch 1" in capsys.readouterr().out
     assert mig.check(w, mig.Schedule.load(out)) == []
+
+
+# ---------------------------------------------------------------------------
+# Options: unknown names and bad values are refused, never dropped
+
+def test_unknown_options_are_refused_by_every_public_function():
+    from heuristics import far_batch, far_multibatch
+
+    p = mig.generate(5, "A30", seed=1)
+    w = mig.generate_workload([3, 3], [0.0, 5.0], "A30", seed=1)
+    calls = [
+        (lambda: far.schedule(p, refine=False, anything=1), "far.schedule: unknown option 'anything'"),
+        (lambda: far.plan(p, refin=False), "far.plan: unknown option 'refin'"),
+        (lambda: far.plan(w, anything=1), "far.plan: unknown option 'anything'"),
+        (lambda: far.schedule(w, refine=False, anything=1), "far.schedule: unknown option 'anything'"),
+        (lambda: far.schedule_allocation(p, {t.name: 1 for t in p.tasks}, x=1), "unknown option 'x'"),
+        (lambda: far_batch.plan(p, method="trivial"), "far_batch.plan: unknown option 'method'"),
+        (lambda: far_multibatch.plan_workload(w, x=1), "unknown option 'x'"),
+        (lambda: far_multibatch.compare_concatenations(w, x=1), "unknown option 'x'"),
+    ]
+    for call, message in calls:
+        with pytest.raises(OptionError, match=message):
+            call()
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"refine": "no"}, "refine"), ({"prune": 0}, "prune"), ({"max_iterations": 2.5}, "max_iterations"),
+    ({"max_iterations": True}, "max_iterations"), ({"min_improvement": -0.1}, "min_improvement"),
+    ({"method": "sideways"}, "method"), ({"max_ops": -1}, "max_ops"),
+])
+def test_bad_option_values(kwargs, field):
+    for problem in (mig.generate(4, "A30", seed=2), mig.generate_workload([2, 2], [0.0, 1.0], "A30", seed=2)):
+        with pytest.raises(OptionError, match=field):
+            far.plan(problem, **kwargs)
+
+
+def test_options_documented_for_workloads_are_accepted_for_one_batch():
+    p = mig.generate(6, "A100", seed=4)
+    assert far.schedule(p, method="trivial", max_ops=3) == far.schedule(p)
+
+
+# ---------------------------------------------------------------------------
+# Times too large for floating-point sums: a clear error, API and CLI
+
+def _huge(gpu="A30", t=1e308):
+    return mig.Problem(gpu, [mig.Task(f"t{i}", {s: t for s in gpus.get(gpu).sizes}) for i in range(3)])
+
+
+def test_times_that_would_overflow_are_refused_with_a_clear_error():
+    p = _huge()
+    w = mig.Workload("A30", [p, mig.Problem("A30", [mig.Task("x", {1: 1.0, 2: 1.0, 4: 1.0})], release=1.0)])
+    for call in (lambda: far.plan(p), lambda: far.schedule(p, refine=False), lambda: far.family(p),
+                 lambda: far.schedule_allocation(p, {t.name: 1 for t in p.tasks}), lambda: far.schedule(w)):
+        with pytest.raises(InstanceError, match="field times: task times too large.*larger units"):
+            call()
+
+
+def test_large_but_summable_times_are_scheduled():
+    p = _huge("A100", 1e305)
+    sched = far.schedule(p)
+    assert mig.check(p, sched) == [] and math.isfinite(sched.makespan)
+
+
+def test_cli_refuses_overflowing_times(tmp_path, capsys):
+    src = tmp_path / "huge.json"
+    mig.save(_huge(), src)
+    assert far_cli.main([str(src)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "too large" in err and "\n" not in err
+
+
+def test_python_dash_m_heuristics_far(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    good, huge = tmp_path / "t.json", tmp_path / "huge.json"
+    mig.save(mig.generate(6, "A30", seed=0), good)
+    mig.save(_huge(), huge)
+    run = lambda f: subprocess.run([sys.executable, "-m", "heuristics.far", str(f)], cwd=root, capture_output=True,
+                                   text=True, timeout=120)
+    ok = run(good)
+    assert ok.returncode == 0 and ok.stdout.startswith("Repartitioning tree (A30):"), ok.stderr
+    bad = run(huge)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1 and "too large" in bad.stderr
+
+
+@pytest.mark.parametrize("release", [0.37, 25.0])
+def test_a_released_batch_is_planned_from_zero_and_timed_from_its_release(release):
+    # found infeasible before: a single batch's release was ignored
+    for seed in range(6):
+        p = mig.generate(12, ["A30", "A100"][seed % 2], seed=seed)
+        q = mig.Problem(p.gpu, p.tasks, release=release)
+        a, b = far.plan(p), far.plan(q)
+        assert mig.check(q, b.schedule) == []
+        assert b.allocation == a.allocation and b.node_tasks == a.node_tasks
+        assert b.makespan == pytest.approx(a.makespan + release)
+        assert b.phase2_makespan == pytest.approx(a.phase2_makespan + release)
+        assert min(t.start for t in b.schedule.tasks) >= release
+        r = far.schedule_allocation(q, a.allocation)
+        assert mig.check(q, r.schedule) == []

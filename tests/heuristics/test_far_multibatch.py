@@ -1,6 +1,9 @@
-"""FAR multi-batch concatenation (seed 000, Sec. 4): feasibility on workloads, reuse, move/swap."""
+"""FAR multi-batch concatenation (FAR paper, Sec. 4): feasibility on workloads, reuse, move/swap."""
 
 from __future__ import annotations
+
+import dataclasses
+from types import MappingProxyType
 
 import pytest
 from hypothesis import given, settings
@@ -77,3 +80,27 @@ def test_single_batch_workload_and_errors():
         far.plan(w, method="sideways")
     with pytest.raises(InstanceError):
         far_multibatch.plan_workload(p)
+
+
+def _zero_times(gpu, sizes):
+    g = gpus.get(gpu)
+    return dataclasses.replace(g, **{k: MappingProxyType({s: 0.0 if s in sizes else t for s, t in getattr(g, k).items()})
+                                     for k in ("create_time", "destroy_time")})
+
+
+# Found infeasible before the multi-batch concatenation used the shared channel:
+# a zero-length destroy was placed without being booked, inside another operation.
+@pytest.mark.parametrize("gpu, size, seed, method", [("A30", 2, 7, "reversed"), ("A100", 2, 4, "move_swap"),
+                                                     ("A100", 3, 46, "reversed"), ("A100", 4, 33, "trivial")])
+def test_zero_length_operations_never_sit_inside_others(gpu, size, seed, method):
+    w = mig.generate_workload([5, 6, 4], [0.0, 3.0, 6.0], _zero_times(gpu, {size}), seed=seed)
+    assert mig.check(w, far.schedule(w, method=method)) == []
+
+
+@settings(max_examples=30)
+@given(gpu=st.sampled_from(["A30", "A100"]), zero=st.data(), seed=st.integers(0, 10_000),
+       method=st.sampled_from(far_multibatch.METHODS))
+def test_gpu_with_some_zero_reconfiguration_times(gpu, zero, seed, method):
+    sizes = zero.draw(st.lists(st.sampled_from(gpus.get(gpu).sizes), min_size=1, max_size=3, unique=True))
+    w = mig.generate_workload([5, 6, 4], [0.0, 3.0, 6.0], _zero_times(gpu, set(sizes)), seed=seed)
+    assert mig.check(w, far.schedule(w, method=method)) == []

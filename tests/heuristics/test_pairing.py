@@ -1,4 +1,4 @@
-"""Algorithm 1 of seed 003: configuration search, Edmonds, split, baselines, C = 3."""
+"""Algorithm 1 of the co-scheduling paper: configuration search, Edmonds, split, baselines, C = 3."""
 
 import itertools
 import math

@@ -1,4 +1,4 @@
-"""Seed 004 heuristics: Algorithm 1-3 by hand, feasibility of every solution, never better
+"""Real-time partitioning heuristics: Algorithm 1-3 by hand, feasibility of every solution, never better
 than the exact optimum, ACT semantics, 1G."""
 
 import itertools

@@ -117,6 +117,27 @@ def test_rule2_created_twice():
     assert any(x.startswith("rule 2 (sessions): 2@2 is created at") for x in v)
 
 
+def test_zero_reconfiguration_times_mean_no_reconfiguration():
+    """A GPU whose create/destroy times are all zero is the problem without reconfiguration:
+    no operation is required, slice-sharing tasks still never overlap, and a user-defined GPU
+    without times behaves like problem.without_reconfiguration()."""
+    spec = A30.to_dict()
+    del spec["create_time"], spec["destroy_time"]
+    spec["name"] = "A30-free"
+    free = gpus.from_dict(spec)
+    assert not free.reconfigurable and not PROBLEM.without_reconfiguration().gpu.reconfigurable
+    for p0 in (PROBLEM.without_reconfiguration(), mig.Problem(free, PROBLEM.tasks)):
+        def run(name, size, start_slice, begin):
+            dur = p0.task(name).times[size]
+            return mig.ScheduledTask(name, P(size, start_slice), begin, begin + dur)
+
+        ok = mig.Schedule(p0.gpu.name, [run("a", 4, 0, 0.0), run("b", 2, 0, 2.0), run("c", 2, 2, 2.0)])
+        assert mig.check(p0, ok) == [] and mig.is_feasible(p0, ok)
+        clash = mig.Schedule(p0.gpu.name, [run("a", 4, 0, 0.0), run("b", 2, 0, 1.0), run("c", 2, 2, 2.0)])
+        assert [v for v in mig.check(p0, clash) if v.startswith("rule 3")]
+        assert not [v for v in mig.check(p0, clash) if v.startswith("rule 2")]
+
+
 def test_rule3_sessions_of_intersecting_placements_overlap():
     # 4@0 is never destroyed, but 2@0 / 2@2 are created later on its slices
     s = valid_schedule()
@@ -133,7 +154,7 @@ def test_rule3_task_level_overlap_without_reconfiguration():
     assert len(v) == 2  # a-b on slices 0,1 and a-c on slice 3
     ok = mig.Schedule("A30", [T("a", 4, 0, 0.0), T("b", 2, 0, 2.0), T("c", 2, 2, 2.0)])
     assert mig.check(p0, ok) == []
-    assert mig.check(PROBLEM, ok, reconfiguration=False) == []
+    assert mig.check(PROBLEM.without_reconfiguration(), ok) == []
     # the same schedule with real reconfiguration times lacks its instances
     assert any(x.startswith("rule 2") for x in mig.check(PROBLEM, ok))
 

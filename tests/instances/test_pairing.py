@@ -1,4 +1,4 @@
-"""Problem data of seed 003: Table 4 space, slowdown models, CSV readers, checker."""
+"""Problem data of the co-scheduling paper: Table 4 space, slowdown models, CSV readers, checker."""
 
 import math
 

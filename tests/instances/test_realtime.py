@@ -1,4 +1,4 @@
-"""Seed 004 problem data: conflict rule, execution times, Lemmas 1-2, EDF tests, generator,
+"""Real-time partitioning problem data: conflict rule, execution times, Lemmas 1-2, EDF tests, generator,
 checker and I/O."""
 
 import json

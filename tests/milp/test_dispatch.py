@@ -14,7 +14,7 @@ def test_mig_problem_and_workload_dispatch_to_milp_mig():
     assert res.status is Status.OPTIMAL
     # 4 slices: b on 2@0 (2.0) beside a on 2@2 (2.5) -> 2.5; a on 4@0 then b on 4@0 -> 2.7
     assert res.objective == pytest.approx(2.5, abs=1e-6)
-    assert mig.check(p.without_reconfiguration(), res.schedule, reconfiguration=False) == []
+    assert mig.check(p.without_reconfiguration(), res.schedule) == []
 
 
 def test_non_problem_is_a_type_error():

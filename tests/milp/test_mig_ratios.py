@@ -28,7 +28,7 @@ from bounds import mig as mig_bounds
 from heuristics import far
 from instances import mig
 from milp import Status
-from milp.mig_cpsat import solve_cpsat
+from milp import mig as milp_mig
 
 PRESETS = ["PoorScaling", "MixedScaling", "GoodScaling"]
 CASES = [("A30", p, 6) for p in PRESETS] + [("A100", p, 5) for p in PRESETS] + [("H100", "MixedScaling", 4)]
@@ -38,8 +38,8 @@ TOL = 1e-6
 @lru_cache(maxsize=None)
 def _instance(gpu: str, preset: str, n: int, seed: int = 0):
     p = mig.generate(n=n, gpu=gpu, workload=preset, seed=seed)
-    off = solve_cpsat(p, reconfiguration=False, time_limit=30, workers=2, hint=False)
-    on = solve_cpsat(p, reconfiguration=True, time_limit=30, workers=2, hint=False)
+    off = milp_mig.solve(p, backend="cpsat", reconfiguration=False, time_limit=30, workers=2, hint=False)
+    on = milp_mig.solve(p, backend="cpsat", reconfiguration=True, time_limit=30, workers=2, hint=False)
     assert off.status is Status.OPTIMAL and on.status is Status.OPTIMAL
     return p, off, on
 
@@ -61,7 +61,8 @@ def test_bound_chain_lb_opt0_opt1_far(gpu, preset, n):
 def test_far_assignment_is_feasible_for_the_exact_model(gpu, preset, n):
     p, _off, on = _instance(gpu, preset, n)
     far_sched = far.schedule(p)
-    fixed = solve_cpsat(p, reconfiguration=True, time_limit=30, workers=2, hint=far_sched, fix_assignment=True)
+    fixed = milp_mig.solve(p, backend="cpsat", reconfiguration=True, time_limit=30, workers=2, hint=far_sched,
+                           fix_assignment=True)
     assert fixed.status is Status.OPTIMAL
     assert mig.check(p, fixed.schedule) == []
     assert {t.task: t.placement for t in fixed.schedule.tasks} == {t.task: t.placement for t in far_sched.tasks}
@@ -75,7 +76,7 @@ def test_far_without_reconfiguration_within_approximation_factor(gpu, preset, n)
     p, off, _on = _instance(gpu, preset, n)
     q = p.without_reconfiguration()
     far0 = far.schedule(q)
-    assert mig.check(q, far0, reconfiguration=False) == []
+    assert mig.check(q, far0) == []
     rho = mig_bounds.approximation_factor(gpu)
     assert off.lower_bound <= far0.makespan + TOL
     assert far0.makespan <= rho * off.objective + TOL
@@ -104,10 +105,10 @@ def test_multibatch_far_within_competitive_ratio(gpu, preset, fractions):
     rel = [b.release for b in w.batches]
     assert all(a < b for a, b in zip(rel, rel[1:]))
     online = far.schedule(w)
-    assert mig.check(w, online, reconfiguration=False) == []
-    opt = solve_cpsat(w, reconfiguration=False, time_limit=60, workers=2, hint=False)
+    assert mig.check(w, online) == []
+    opt = milp_mig.solve(w, backend="cpsat", reconfiguration=False, time_limit=60, workers=2, hint=False)
     assert opt.status is Status.OPTIMAL
-    assert mig.check(w, opt.schedule, reconfiguration=False) == []
+    assert mig.check(w, opt.schedule) == []
     assert opt.lower_bound <= online.makespan + TOL
     assert online.makespan <= mig_bounds.competitive_ratio(gpu) * opt.objective + TOL
 
@@ -130,8 +131,8 @@ def a30_batches(draw):
 def test_random_a30_far_ratios(p):
     """Hypothesis: OPT(reconf) <= FAR and FAR(0 reconf) <= 7/4 OPT(no reconf) on arbitrary
     monotone A30 batches (including super-linear speed-ups)."""
-    off = solve_cpsat(p, reconfiguration=False, time_limit=20, workers=1, hint=False)
-    on = solve_cpsat(p, reconfiguration=True, time_limit=20, workers=1, hint=False)
+    off = milp_mig.solve(p, backend="cpsat", reconfiguration=False, time_limit=20, workers=1, hint=False)
+    on = milp_mig.solve(p, backend="cpsat", reconfiguration=True, time_limit=20, workers=1, hint=False)
     assert off.proven and on.proven
     assert on.lower_bound <= far.schedule(p).makespan + TOL
     far0 = far.schedule(p.without_reconfiguration()).makespan
@@ -144,8 +145,8 @@ def test_random_a30_far_ratios(p):
 @pytest.mark.parametrize("seed", range(3))
 def test_sweep_a100_ratios(preset, n, seed):
     p = mig.generate(n=n, gpu="A100", workload=preset, seed=seed)
-    off = solve_cpsat(p, reconfiguration=False, time_limit=60)
-    on = solve_cpsat(p, reconfiguration=True, time_limit=120)
+    off = milp_mig.solve(p, backend="cpsat", reconfiguration=False, time_limit=60)
+    on = milp_mig.solve(p, backend="cpsat", reconfiguration=True, time_limit=120)
     assert off.proven
     far_sched = far.schedule(p)
     assert off.lower_bound <= on.objective + TOL

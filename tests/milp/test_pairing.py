@@ -1,9 +1,10 @@
-"""Exact references of seed 003 (set partitioning, CP-SAT and Pyomo + HiGHS) vs Edmonds."""
+"""Exact references of the co-scheduling paper (set partitioning, CP-SAT and Pyomo + HiGHS) vs Edmonds."""
 
 import pytest
 
 from heuristics import pairing as H
 from instances import pairing as P
+from instances.errors import OptionError
 from milp import Status, solve_optimal
 from milp.pairing import solve
 
@@ -86,7 +87,7 @@ def test_concurrency_one_is_time_sharing_with_optimal_caps():
 
 def test_bad_backend_and_options():
     q = P.WeightedQueue.random(4, seed=0)
-    with pytest.raises(ValueError, match="backend"):
+    with pytest.raises(OptionError, match="backend"):
         solve(q, backend="gurobi")
-    with pytest.raises(TypeError, match="unknown option"):
+    with pytest.raises(OptionError, match="unknown option"):
         solve(q, reconfiguration=True)

@@ -1,8 +1,9 @@
-"""Seed 004 exact models: CP-SAT, Pyomo + HiGHS and enumeration agree; statuses and errors."""
+"""Real-time partitioning exact models: CP-SAT, Pyomo + HiGHS and enumeration agree; statuses and errors."""
 
 import pytest
 
 from instances import realtime as rt
+from instances.errors import OptionError
 from milp import Status, solve_optimal
 from milp.realtime import solve
 
@@ -47,11 +48,11 @@ def test_capacity_and_infeasibility():
 
 def test_errors():
     p = rt.generate(n=4, utilization=2, seed=0)
-    with pytest.raises(ValueError, match="enumerate"):
+    with pytest.raises(OptionError, match="enumerate"):
         solve(p, backend="cpsat", test="demand")
-    with pytest.raises(ValueError, match="backend"):
+    with pytest.raises(OptionError, match="backend"):
         solve(p, backend="gurobi")
-    with pytest.raises(TypeError, match="unknown options"):
+    with pytest.raises(OptionError, match="unknown option"):
         solve(p, reconfiguration=True)
-    with pytest.raises(ValueError, match="n <= 14"):
+    with pytest.raises(OptionError, match="n <= 14"):
         solve(rt.generate(n=15, utilization=2, seed=0), backend="enumerate")

@@ -1,0 +1,105 @@
+"""benchmarks/executor.py: results in task order whatever runs them; compare and paper alike local and on dask."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from benchmarks import common, compare, executor, paper
+from instances.errors import OptionError
+
+
+def _slow_square(x: int) -> int:
+    # the first tasks finish last, so completion order differs from task order
+    time.sleep(0.05 * (3 - x % 4))
+    return x * x
+
+
+def test_results_come_back_in_task_order():
+    tasks = list(range(8))
+    expected = [x * x for x in tasks]
+    assert executor.Executor().map(_slow_square, tasks) == expected
+    assert executor.Executor("local", jobs=3).map(_slow_square, tasks) == expected
+    assert executor.Executor().map(_slow_square, []) == []
+
+
+def test_dask_local_cluster_keeps_task_order():
+    assert executor.Executor("dask", jobs=2).map(_slow_square, list(range(6))) == [x * x for x in range(6)]
+
+
+def test_task_errors_are_raised_not_swallowed():
+    with pytest.raises(ZeroDivisionError):
+        executor.Executor().map(lambda x: 1 / x, [1, 0])
+
+
+@pytest.mark.parametrize("kwargs", [dict(kind="spark"), dict(jobs=0), dict(jobs=True), dict(jobs=1.5),
+                                    dict(scheduler="tcp://h:1"), dict(kind="dask", scheduler="h:8786")])
+def test_bad_executor_options(kwargs):
+    with pytest.raises(OptionError):
+        executor.Executor(**kwargs)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--scheduler", "tcp://h:1"], "--scheduler: a scheduler address needs the dask executor"),
+    (["--executor", "dask", "--scheduler", "h:1"], "--scheduler: must be an address like tcp://host:8786"),
+    (["--jobs", "0"], "argument --jobs: must be an integer >= 1"),
+    (["--executor", "ray"], "argument --executor: invalid choice"),
+])
+def test_command_line_errors(argv, message, capsys):
+    p = common.Parser(prog="demo")
+    executor.add_arguments(p)
+    with pytest.raises(SystemExit) as exc:
+        executor.from_args(p, p.parse_args(argv))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"demo: error: {message}")
+
+
+def test_from_args_builds_the_executor():
+    p = common.Parser(prog="demo")
+    executor.add_arguments(p)
+    a = p.parse_args(["--executor", "dask", "--jobs", "3", "--scheduler", "tcp://10.0.0.1:8786"])
+    assert executor.from_args(p, a) == executor.Executor("dask", 3, "tcp://10.0.0.1:8786")
+
+
+def _strip_times(results):
+    return [[{k: v for k, v in r.items() if k != "time_s"} for r in res["rows"]] for res in results]
+
+
+def test_compare_local_processes_and_dask_agree():
+    # n = 4: every optimum is proven quickly, so the comparison does not hang on timing
+    cfg = compare.Config(n=4, instances=3, time_limit=10.0, workers=1)
+    local = compare.run(cfg)
+    assert all(res["rows"][0]["opt_proven"] for res in local)
+    pool = compare.run(cfg, executor.Executor("local", jobs=2))
+    dask = compare.run(cfg, executor.Executor("dask", jobs=1))  # one worker: cluster start-up dominates
+    assert _strip_times(local) == _strip_times(pool) == _strip_times(dask)
+    assert [r["index"] for r in dask] == [0, 1, 2]
+    table = compare.format_table(cfg, local, compare.summarise(local))
+    drop_times = [line.rsplit("|", 2)[0] for line in table.splitlines()]
+    table_dask = compare.format_table(cfg, dask, compare.summarise(dask))
+    assert drop_times == [line.rsplit("|", 2)[0] for line in table_dask.splitlines()]
+
+
+def test_paper_prints_the_same_tables_local_and_on_dask(capsys):
+    # every table, with Table 4's exact column on instances small enough to be proven in any run
+    argv = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1",
+            "--markdown", "--quiet"]
+    assert paper.main(argv) == 0
+    local = capsys.readouterr().out
+    assert paper.main(argv + ["--executor", "dask", "--jobs", "2"]) == 0
+    dask = capsys.readouterr().out
+    assert local == dask
+    assert "(1/1 proven)" in local and "Table 9" in local
+
+
+def test_dask_scheduler_address_path():
+    # --scheduler tcp://...: connect to a running scheduler instead of starting a cluster
+    from dask.distributed import LocalCluster
+
+    cfg = compare.Config(n=5, instances=2, exact=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as cluster:
+        remote = compare.run(cfg, executor.Executor("dask", scheduler=cluster.scheduler_address))
+    assert _strip_times(remote) == _strip_times(compare.run(cfg))
