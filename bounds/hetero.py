@@ -38,7 +38,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Network, Relaxation, optimize, tardiness_costs
+from bounds.hetero_ti import INF, Expired, Network, Relaxation, optimize, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
 __all__ = ["SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
@@ -314,7 +314,11 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
     if cand > MAX_ARCS:
         info["skipped"] = f"network too large ({cand} candidate arcs)"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
-    net = Network(sm.p, sm.costs(), weights=sm.w)
+    try:
+        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=deadline)
+    except Expired:
+        info["skipped"] = "time limit reached while building the network"
+        return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
     relax = optimize(net, ub, seq, deadline=deadline, max_iter=max_iter)
     if not relax.proved and upper is None:
         # the relaxed path often repairs into a better schedule than the rules gave

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Network, tardiness_costs
+from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
 __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
@@ -155,7 +155,10 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
         net = None
         if len(pos):
             cost = tardiness_costs(Pp, W[pos], D[pos], T=H)
-            net = Network(Pp, cost, weights=W[pos], release=A[pos], horizon=H, idle=True)
+            try:
+                net = Network(Pp, cost, weights=W[pos], release=A[pos], horizon=H, idle=True, deadline=deadline)
+            except Expired:
+                return MultiBound(0.0, ub_user, {"skipped": "time limit reached while building the networks"})
         nets.append(net)
         jobs_of.append(pos)
         zero_of.append(zero)

@@ -56,11 +56,12 @@ Examples
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Network", "Forward", "Backward", "tardiness_costs", "wspt_rank", "INF"]
+__all__ = ["Network", "Expired", "Forward", "Backward", "tardiness_costs", "wspt_rank", "INF"]
 
 INF = math.inf
 _BIG = np.iinfo(np.int64).max
@@ -137,6 +138,15 @@ class Backward:
     b2: np.ndarray
 
 
+class Expired(RuntimeError):
+    """The deadline passed while a :class:`Network` was being built."""
+
+
+def _check(deadline) -> None:
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise Expired("deadline passed while building the network")
+
+
 class Network:
     """The time-indexed network of one machine without idle time (see the module docstring).
 
@@ -155,7 +165,7 @@ class Network:
     """
 
     def __init__(self, p, cost: np.ndarray, rank=None, weights=None, block: int = 24,
-                 release=None, horizon: int | None = None, idle: bool = False):
+                 release=None, horizon: int | None = None, idle: bool = False, deadline: float | None = None):
         p = np.asarray(p, dtype=np.int64)
         n = len(p)
         if n == 0 or (p < 1).any():
@@ -185,7 +195,10 @@ class Network:
         self.block = 1 if self.idle else max(1, int(block))
         t = np.arange(T + 1)[:, None]
         self.alive = np.isfinite(cost) & (t >= p[None, :] + release[None, :])
+        # building is the largest single step on big horizons: it checks the clock as it goes
+        self._deadline = deadline
         self._build()
+        self._deadline = None
 
     # ------------------------------------------------------------------ structure
     def _build(self) -> None:
@@ -222,17 +235,20 @@ class Network:
         t = self.node_t[tgt]
         free = (j < 0) | (j == jobs) | (k == jobs)      # the start or an idle unit: no rule
         ok = free | (j != k)
-        real = np.flatnonzero(~free & ok)
-        jr, kr, tr = j[real], k[real], t[real]
-        pj = p[jr]
-        sr_n = (tr - p[kr]) * n
-        t_n = tr * n
-        lhs = flat[sr_n + jr] + flat[t_n + kr]
-        rhs = flat[t_n - pj * n + kr] + flat[t_n + jr]
-        bad = (lhs > rhs) | ((lhs == rhs) & (rank[jr] > rank[kr]))
-        # the interchange must respect k's arrival: k would start where j started
-        bad &= self.release[kr] <= tr - p[kr] - pj
-        ok[real[bad]] = False
+        real_all = np.flatnonzero(~free & ok)
+        for c0 in range(0, len(real_all), 1 << 18):
+            _check(self._deadline)
+            real = real_all[c0:c0 + (1 << 18)]
+            jr, kr, tr = j[real], k[real], t[real]
+            pj = p[jr]
+            sr_n = (tr - p[kr]) * n
+            t_n = tr * n
+            lhs = flat[sr_n + jr] + flat[t_n + kr]
+            rhs = flat[t_n - pj * n + kr] + flat[t_n + jr]
+            bad = (lhs > rhs) | ((lhs == rhs) & (rank[jr] > rank[kr]))
+            # the interchange must respect k's arrival: k would start where j started
+            bad &= self.release[kr] <= tr - p[kr] - pj
+            ok[real[bad]] = False
         return ok
 
     def _set_arcs(self, src: np.ndarray, tgt: np.ndarray) -> None:
@@ -276,7 +292,10 @@ class Network:
         fwd = np.zeros(N + 1, dtype=np.int64)
         fwd[N] = 1
         src, ptr = self.arc_src, self.in_ptr
+        deadline = getattr(self, "_deadline", None)
         for t in range(1, T + 1):
+            if t % 128 == 0:
+                _check(deadline)
             v0, v1 = tp[t], tp[t + 1]
             if v0 == v1:
                 continue
@@ -288,6 +307,8 @@ class Network:
         tgt_by_src = self.arc_tgt[self.by_src]
         optr = self.out_ptr
         for t in range(T - 1, 0, -1):
+            if t % 128 == 0:
+                _check(deadline)
             u0, u1 = tp[t], tp[t + 1]
             if u0 == u1:
                 continue

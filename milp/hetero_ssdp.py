@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_ti import INF, MAX_MODIFIERS, ModifierSearch, Network, optimize
+from bounds.hetero_ti import INF, MAX_MODIFIERS, Expired, ModifierSearch, Network, optimize
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances.options import Deadline
@@ -147,7 +147,10 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         info["skipped"] = f"network too large ({cand} candidate arcs)"
         return result(0.0, "network too large")
     # stage 2: Lagrangian relaxation with elimination
-    net = Network(sm.p, sm.costs(), weights=sm.w)
+    try:
+        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=dl.at)
+    except Expired:
+        return result(0.0, "time limit (building the network)")
     wall = None if dl.at is None else dl.at
     relax = optimize(net, ub, best_seq, deadline=wall, max_iter=SUBGRADIENT_PASSES,
                      integral=True)
