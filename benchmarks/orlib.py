@@ -148,16 +148,17 @@ def evaluate(task: tuple[Config, int, hetero.HeteroProblem, float]) -> dict[str,
     return rec
 
 
-def _reference(task: tuple[hetero.HeteroProblem, float, tuple[int, ...]]) -> float:
-    pb, seconds, seeds = task
-    return min(hetero.weighted_tardiness(pb, heur.ils(pb, time_limit=seconds, seed=s)) for s in seeds)
+def _reference(task: tuple[hetero.HeteroProblem, float | None, int | None, tuple[int, ...]]) -> float:
+    pb, seconds, iters, seeds = task
+    return min(hetero.weighted_tardiness(pb, heur.ils(pb, time_limit=seconds, max_iter=iters, seed=s))
+               for s in seeds)
 
 
-def reference_values(problems: Sequence[hetero.HeteroProblem], seconds: float, seeds=(0, 1, 2),
-                     executor: ex.Executor | None = None, quiet: bool = True) -> list[float]:
-    """Best value of ``len(seeds)`` ILS runs of ``seconds`` each, per instance (a reference where no
-    known values exist)."""
-    tasks = [(pb, seconds, tuple(seeds)) for pb in problems]
+def reference_values(problems: Sequence[hetero.HeteroProblem], seconds: float | None, seeds=(0, 1, 2),
+                     executor: ex.Executor | None = None, quiet: bool = True, iters: int | None = None) -> list[float]:
+    """Best value of ``len(seeds)`` ILS runs of ``seconds`` each (or ``iters`` kicks each, a run that
+    does not depend on the machine's load), per instance: a reference where no known values exist."""
+    tasks = [(pb, seconds, iters, tuple(seeds)) for pb in problems]
     return (executor or ex.Executor()).map(_reference, tasks, quiet=quiet, desc="reference")
 
 
@@ -248,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="known optimal / best values, one per instance (with --file; wt40 brings its own)")
     parser.add_argument("--reference", type=positive_float, default=None, metavar="SECONDS",
                         help="without known values: the best of 3 ILS runs of this length is the reference")
+    parser.add_argument("--reference-iters", type=positive_int, default=None, metavar="KICKS",
+                        help="without known values: the best of 3 ILS runs of this many kicks is the reference")
     parser.add_argument("--save-values", type=output_file, default=None,
                         help="write the reference values to this file")
     parser.add_argument("--instances", default=None, help="instance numbers, e.g. 1-125 or 1,5,10-20 (default: all)")
@@ -273,8 +276,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.values and not args.file:
         parser.error("--values needs --file (the shipped wt40 brings its own)")
-    if args.save_values and args.reference is None:
-        parser.error("--save-values needs --reference")
+    if args.reference is not None and args.reference_iters is not None:
+        parser.error("give --reference or --reference-iters, not both")
+    if args.save_values and args.reference is None and args.reference_iters is None:
+        parser.error("--save-values needs --reference or --reference-iters")
     executor = ex.from_args(parser, args)
     try:
         if args.file:
@@ -296,14 +301,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(f"--instances: expected numbers and ranges like 1-25,40 in 1..{len(problems)}; {exc}")
     kind = "known values"
-    if known is None or args.reference is not None:
-        if args.reference is None:
-            parser.error("no known values: give --values or --reference SECONDS")
-        ref = reference_values([problems[k - 1] for k in ks], args.reference, executor=executor, quiet=args.quiet)
+    if known is None or args.reference is not None or args.reference_iters is not None:
+        if args.reference is None and args.reference_iters is None:
+            parser.error("no known values: give --values, --reference SECONDS or --reference-iters KICKS")
+        ref = reference_values([problems[k - 1] for k in ks], args.reference, executor=executor, quiet=args.quiet,
+                               iters=args.reference_iters)
         known = [0.0] * len(problems)
         for k, v in zip(ks, ref):
             known[k - 1] = v
-        kind = f"reference values (best of 3 ILS runs of {args.reference:g} s)"
+        kind = ("reference values (best of 3 ILS runs of "
+                + (f"{args.reference:g} s)" if args.reference is not None else f"{args.reference_iters} kicks)"))
         if args.save_values:
             with writing(parser, "--save-values"):
                 args.save_values.parent.mkdir(parents=True, exist_ok=True)

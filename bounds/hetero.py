@@ -1,4 +1,4 @@
-"""Lower bounds for weighted tardiness on heterogeneous GPUs (seed 002).
+"""Lower bounds for weighted tardiness on heterogeneous GPUs (the heterogeneous-GPU scheduling paper).
 
 :func:`lower_bound` returns a number that no schedule of the problem can beat,
 valid for the user's own data (any rounding the computation needs is done in

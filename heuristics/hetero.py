@@ -1,4 +1,4 @@
-"""Heuristics for weighted tardiness on heterogeneous GPUs (seed 002, Sec. III).
+"""Heuristics for weighted tardiness on heterogeneous GPUs (heterogeneous-GPU scheduling paper, Sec. III).
 
 - :func:`fifo`: Sec. III.A, arrival order, GPU with the earliest start.
 - :func:`greedy`: Sec. III.B, arrival order, GPU with the earliest finish (EFT).
@@ -112,7 +112,7 @@ def list_schedule(problem: HeteroProblem, order: Sequence[int], rule: str = "eft
 
 
 def fifo(problem: HeteroProblem) -> Schedule:
-    """FIFO baseline (seed 002, Sec. III.A): arrival order, earliest-start GPU.
+    """FIFO baseline (heterogeneous-GPU scheduling paper, Sec. III.A): arrival order, earliest-start GPU.
 
     Examples
     --------
@@ -125,7 +125,7 @@ def fifo(problem: HeteroProblem) -> Schedule:
 
 
 def greedy(problem: HeteroProblem) -> Schedule:
-    """Greedy EFT (seed 002, Sec. III.B): arrival order, earliest-finish GPU.
+    """Greedy EFT (heterogeneous-GPU scheduling paper, Sec. III.B): arrival order, earliest-finish GPU.
 
     Examples
     --------
@@ -138,7 +138,7 @@ def greedy(problem: HeteroProblem) -> Schedule:
 
 
 # ---------------------------------------------------------------------------
-# SAGreedy (seed 002, Sec. III.C)
+# SAGreedy (heterogeneous-GPU scheduling paper, Sec. III.C)
 # ---------------------------------------------------------------------------
 
 def _completions(problem: HeteroProblem, seqs) -> np.ndarray:
@@ -154,7 +154,7 @@ def _completions(problem: HeteroProblem, seqs) -> np.ndarray:
 
 def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: float | None = None,
              alpha: float = 0.98, max_iter: int = 1000, seed: int = 0) -> Schedule:
-    """SAGreedy (seed 002, Sec. III.C), as described there.
+    """SAGreedy (heterogeneous-GPU scheduling paper, Sec. III.C), as described there.
 
     1. Start from the Greedy (EFT) solution (arrival order).
     2. Exponential cooling ``T_{k+1} = alpha T_k`` from ``t_initial`` down to

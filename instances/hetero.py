@@ -1,10 +1,10 @@
-"""Weighted-tardiness scheduling on heterogeneous GPUs (seed 002).
+"""Weighted-tardiness scheduling on heterogeneous GPUs (the heterogeneous-GPU scheduling paper).
 
 Problem data, validation, JSON load/save, a seeded generator, the OR-Library
 weighted-tardiness reader, the schedule type, the independent checker and the
-performance metrics of seed 002.
+performance metrics of the heterogeneous-GPU scheduling paper.
 
-Model (seed 002, Sec. I.B): task ``i`` has workload ``L_i``, memory demand
+Model (heterogeneous-GPU scheduling paper, Sec. I.B): task ``i`` has workload ``L_i``, memory demand
 ``m_i`` (GB), deadline ``d_i``, weight ``w_i`` and arrival ``a_i``; GPU ``j``
 has speed ``v_j`` (workload per time unit) and memory ``M_j`` (GB). Task
 ``i`` runs on GPU ``j`` for ``p_ij = L_i / v_j`` time units, without
@@ -60,7 +60,7 @@ TOL = 1e-6
 
 @dataclass(frozen=True)
 class Task:
-    """One task of seed 002 Sec. I.B (workload, memory, deadline, weight, arrival)."""
+    """One task of the heterogeneous-GPU scheduling paper Sec. I.B (workload, memory, deadline, weight, arrival)."""
 
     name: str
     workload: float
@@ -96,7 +96,7 @@ def _check_number(value: Any, *, source, task, field, positive=False, nonneg=Fal
 
 @dataclass(frozen=True)
 class HeteroProblem:
-    """A heterogeneous-GPU total-weighted-tardiness instance (seed 002, Sec. I).
+    """A heterogeneous-GPU total-weighted-tardiness instance (heterogeneous-GPU scheduling paper, Sec. I).
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ class HeteroProblem:
 
     @cached_property
     def p(self) -> np.ndarray:
-        """``p[i, j] = L_i / v_j`` (seed 002, derived parameter)."""
+        """``p[i, j] = L_i / v_j`` (the heterogeneous-GPU scheduling paper, derived parameter)."""
         L = np.array([t.workload for t in self.tasks], dtype=float)
         v = np.array([g.speed for g in self.gpus], dtype=float)
         return L[:, None] / v[None, :]
@@ -629,7 +629,7 @@ def orlib_wt40(k: int) -> HeteroProblem:
 
     The file lists, per instance, 40 processing times, 40 weights, 40 due
     dates. The GPU has speed 1 and unlimited memory, tasks arrive at 0 and need
-    no memory: exactly the restriction of seed 002 Sec. II (1||sum w_j T_j).
+    no memory: exactly the single-GPU restriction of the heterogeneous-GPU scheduling paper, Sec. II (1||sum w_j T_j).
 
     Examples
     --------
@@ -830,12 +830,12 @@ def check(problem: HeteroProblem, schedule: Schedule, tol: float = TOL) -> list[
 
 
 # ---------------------------------------------------------------------------
-# metrics (seed 002, Sec. I.E)
+# metrics (heterogeneous-GPU scheduling paper, Sec. I.E)
 # ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Metrics:
-    """The performance metrics of seed 002 Sec. I.E, over the scheduled tasks."""
+    """The performance metrics of the heterogeneous-GPU scheduling paper Sec. I.E, over the scheduled tasks."""
 
     twt: float          #: total weighted tardiness, eq. (1)
     twct: float         #: total weighted completion (flow) time, eq. (7)

@@ -1,4 +1,4 @@
-"""Exact models for weighted tardiness on heterogeneous GPUs (seed 002, Sec. I.D).
+"""Exact models for weighted tardiness on heterogeneous GPUs (heterogeneous-GPU scheduling paper, Sec. I.D).
 
 Backends of :func:`solve` (``backend=``):
 
@@ -235,7 +235,9 @@ def _solve_cpsat(problem, dl: Deadline, workers, seqs_hint, lb: float, log, seed
 # ---------------------------------------------------------------------------
 
 def build_pyomo(problem: HeteroProblem, lower_bound: float = 0.0):
-    """The MILP (1)-(6) of seed 002 as a Pyomo ``ConcreteModel`` (tasks that fit no GPU left out).
+    """The MILP (1)-(6) of the heterogeneous-GPU scheduling paper as a Pyomo ``ConcreteModel``.
+
+    Tasks that fit no GPU are left out.
 
     ``lower_bound > 0`` adds the valid constraint ``objective >= lower_bound``.
 

@@ -1,4 +1,4 @@
-"""Exact models of seed 002: the MILP (1)-(6) with HiGHS and the CP-SAT model."""
+"""Exact models of the heterogeneous-GPU scheduling paper: the MILP (1)-(6) with HiGHS and the CP-SAT model."""
 
 import pytest
 

@@ -121,3 +121,18 @@ def test_empty_and_options():
     for bad in (0, -1, float("nan"), True, "5"):
         with pytest.raises(OptionError):
             solve_optimal(pb, backend="ssdp", time_limit=bad)
+
+
+@pytest.mark.slow
+def test_ssdp_wt40_sweep():
+    # the target of the exact method: >= 100 of the 125 proven within 60 s each, every proof the known optimum
+    proven = 0
+    for k in range(1, 126):
+        pb, opt = hetero.orlib_wt40(k), hetero.orlib_wt40_optimum(k)
+        r = solve_optimal(pb, time_limit=60)
+        assert_contract(pb, r)
+        assert r.lower_bound <= opt <= r.objective
+        if r.status is Status.OPTIMAL:
+            assert r.objective == opt
+            proven += 1
+    assert proven >= 100
