@@ -326,7 +326,8 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
         c2 = sm.model_cost(s2)
         if c2 < ub:
             seq, ub = s2, float(c2)
-    model_bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
+    # early multipliers can give a negative relaxation value; tardiness never is
+    model_bound = max(0.0, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
     info.update(evaluations=relax.evaluations, nodes=net.N, arcs=len(net.arc_src),
                 seconds=time.perf_counter() - t0)
     proved = sm.exact and model_bound >= ub
