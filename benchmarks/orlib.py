@@ -77,12 +77,20 @@ class Config:
 
 
 def _parse_instances(text: str, count: int) -> list[int]:
+    """``"1-3,7,10-20:5"`` -> ``[1, 2, 3, 7, 10, 15, 20]`` (1-based, checked against ``count``).
+
+    Examples
+    --------
+    >>> _parse_instances("1-3,7,10-20:5", 125)
+    [1, 2, 3, 7, 10, 15, 20]
+    """
     out: list[int] = []
     for part in text.split(","):
         part = part.strip()
         if "-" in part:
             a, b = part.split("-", 1)
-            out.extend(range(int(a), int(b) + 1))
+            b, _, step = b.partition(":")
+            out.extend(range(int(a), int(b) + 1, int(step or 1)))
         elif part:
             out.append(int(part))
     if not out or any(not 1 <= k <= count for k in out):
@@ -254,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="without known values: the best of 3 ILS runs of this many kicks is the reference")
     parser.add_argument("--save-values", type=output_file, default=None,
                         help="write the reference values to this file")
-    parser.add_argument("--instances", default=None, help="instance numbers, e.g. 1-125 or 1,5,10-20 (default: all)")
+    parser.add_argument("--instances", default=None, help="instance numbers, e.g. 1-125, 1,5,10-20 or 1-125:5 (every 5th) (default: all)")
     parser.add_argument("--methods", type=comma_choices(heur.METHODS, "method"), default=list(heur.METHODS),
                         help=f"comma-separated heuristics from {', '.join(heur.METHODS)}")
     parser.add_argument("--no-methods", action="store_true", help="run no heuristic table")
