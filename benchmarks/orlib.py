@@ -22,8 +22,10 @@ Every instance is one independent task of :mod:`benchmarks.executor`
 (``--executor local|dask``, ``--scheduler``, ``--jobs``); the tables are the
 same whatever runs them, timings aside. Gap = (value - known) / known over
 the instances with a known value > 0 (the column "known = 0 reached" counts
-the others). Without known values, ``--reference SECONDS`` computes them as
-the best of three ILS runs of that length (``--save-values`` writes them).
+the others). Without known values, ``--reference SECONDS`` (or
+``--reference-iters KICKS``) computes them as the best of three ILS runs of
+that length (``--save-values`` writes them). The tables show CPU seconds
+beside wall seconds: on a shared machine the CPU time is the fair measure.
 A bound above a known value, or a proven optimum above it, stops the run
 with an error: either would be a bug.
 
@@ -33,6 +35,8 @@ Examples
 ``python -m benchmarks.orlib --methods ils --bound --no-exact`` (ILS and bound gap)
 ``python -m benchmarks.orlib --file wt100.txt --values wtbest100b.txt --methods ils --no-exact``
 ``python -m benchmarks.orlib --generate 100 --gen-seed 7 --reference 20 --methods ils --no-exact``
+``python -m benchmarks.orlib --generate 50 --instances 1-125:10 --reference-iters 1500 --methods ils --ils-iters 300 --ils-time 600 --no-exact``
+(kick and pass counts instead of seconds: the same work on a loaded machine)
 ``python -m benchmarks.orlib --executor dask --scheduler tcp://host:8786 --markdown``
 """
 
