@@ -234,12 +234,18 @@ def _solve_cpsat(problem, dl: Deadline, workers, seqs_hint, lb: float, log, seed
 # Pyomo + HiGHS: the seed's MILP (1)-(6)
 # ---------------------------------------------------------------------------
 
-def build_pyomo(problem: HeteroProblem, lower_bound: float = 0.0):
+class _BuildExpired(RuntimeError):
+    """The deadline passed while the Pyomo model was being built."""
+
+
+def build_pyomo(problem: HeteroProblem, lower_bound: float = 0.0, deadline: Deadline | None = None):
     """The MILP (1)-(6) of the heterogeneous-GPU scheduling paper as a Pyomo ``ConcreteModel``.
 
     Tasks that fit no GPU are left out.
 
     ``lower_bound > 0`` adds the valid constraint ``objective >= lower_bound``.
+    With a ``deadline``, building stops (``_BuildExpired``) once it passes:
+    the O(n^2 m) disjunctions can take longer than a short time limit.
 
     Examples
     --------
@@ -275,7 +281,11 @@ def build_pyomo(problem: HeteroProblem, lower_bound: float = 0.0):
     mdl.timing = pyo.Constraint(
         tasks, rule=lambda m_, i: m_.c[i] == m_.s[i] + sum(m_.x[i, j] * float(p[i, j]) for j in G))  # (4)
     mdl.arrival = pyo.Constraint(tasks, rule=lambda m_, i: m_.s[i] >= problem.tasks[i].arrival)   # (5)
-    dur = lambda m_, i: sum(m_.x[i, j] * float(p[i, j]) for j in G)  # noqa: E731
+    def dur(m_, i):
+        if deadline is not None and deadline.expired():
+            raise _BuildExpired("time limit reached while building the model")
+        return sum(m_.x[i, j] * float(p[i, j]) for j in G)
+
     idx = [(i, k, j) for (i, k) in pairs for j in G]
     mdl.disj_a = pyo.Constraint(idx, rule=lambda m_, i, k, j: m_.s[i] + dur(m_, i) <= m_.s[k] + H * (
         3 - m_.x[i, j] - m_.x[k, j] - m_.y[i, k]))                                          # (6)
@@ -290,9 +300,20 @@ def _solve_highs(problem, dl: Deadline, workers, seqs_hint, lb: float, log):
 
     from milp.highs import solve_highs
 
-    mdl = build_pyomo(problem, lb)
-    tasks = mdl.tasks_in_model
     info: dict[str, Any] = {"big_m": big_m(problem)}
+    import logging
+
+    quiet = logging.getLogger("pyomo.core")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # an expired build is expected here, not an error worth a log line
+    try:
+        mdl = build_pyomo(problem, lb, deadline=dl)
+    except _BuildExpired:
+        info["termination"] = "time limit spent building the model"
+        return None, None, info
+    finally:
+        quiet.setLevel(level)
+    tasks = mdl.tasks_in_model
     if seqs_hint is not None:
         sched = evaluate_sequences(problem, seqs_hint)
         pos = {a.task: (problem.gpu_index[a.gpu], a.start, a.end) for a in sched.assignments}
