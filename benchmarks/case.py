@@ -187,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seeds", type=common.positive_int, default=5, help="workloads per cell")
     ap.add_argument("--figures", type=common.comma_choices(["1", "2", "3"], "figure"), default="1,2,3",
                     help="comma list of the figures to reproduce, from 1, 2, 3")
-    ap.add_argument("--png", type=common.output_file, default=Path("case_fig4.png"),
+    ap.add_argument("--png", type=common.image_file, default=Path("case_fig4.png"),
                     help="where to write the Figure 4 PNG (parent folders are created)")
     ap.add_argument("--no-plot", action="store_true", help="skip Figure 4 (write no PNG)")
     ap.add_argument("--no-bound", action="store_true", help="skip the exact-bound table")

@@ -31,9 +31,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
+from instances.errors import InstanceError
+
 __all__ = ["Parser", "HelpFormatter", "positive_int", "nonnegative_int", "positive_float", "fraction",
-           "comma_choices", "output_dir", "output_file", "writing", "prepare_dir", "progress", "markdown_table",
-           "add_quiet", "add_markdown", "fmt", "run_cli", "description"]
+           "comma_choices", "output_dir", "output_file", "image_file", "writing", "prepare_dir", "progress", "markdown_table",
+           "add_quiet", "add_markdown", "fmt", "run_cli", "exit_status", "description"]
 
 
 # ---------------------------------------------------------------------------
@@ -234,6 +236,30 @@ def output_file(text: str) -> Path:
     return path
 
 
+def image_file(text: str) -> Path:
+    """argparse ``type`` for an image to write: :func:`output_file` whose suffix matplotlib can write.
+
+    Examples
+    --------
+    >>> image_file("fig.svg")
+    PosixPath('fig.svg')
+    >>> try:
+    ...     image_file("fig.xyz")
+    ... except argparse.ArgumentTypeError as exc:
+    ...     print(str(exc)[:45])
+    cannot write 'fig.xyz': unsupported image for
+    """
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(text).suffix
+    if suffix.lower().lstrip(".") not in formats:
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: unsupported image format "
+                                         f"{suffix or '(no suffix)'}; use one of "
+                                         f"{', '.join('.' + f for f in sorted(formats))}")
+    return output_file(text)
+
+
 @contextlib.contextmanager
 def writing(parser: argparse.ArgumentParser, what: str) -> Iterator[None]:
     """Turn an ``OSError`` while writing into ``parser.error`` (one line, exit status 2).
@@ -326,14 +352,35 @@ def fmt(x: float | None, spec: str = ".3f", missing: str = "-") -> str:
 
 
 def run_cli(main: Callable[[Sequence[str] | None], int]) -> NoReturn:
-    """``sys.exit(main())`` for ``python -m benchmarks.X``, without a traceback on a closed pipe or Ctrl-C.
+    """``sys.exit(main())`` for ``python -m benchmarks.X``: :func:`exit_status` of ``main``."""
+    sys.exit(exit_status(main))
 
-    ``python -m benchmarks.compare | head`` closes stdout early; that is the
-    reader's choice, not an error worth a traceback.
+
+def exit_status(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
+    """Run ``main(argv)`` and return its exit status, never a traceback for what the user controls.
+
+    * Bad data found during the run (an :class:`~instances.errors.InstanceError`,
+      e.g. a slowdown table lacking a measurement a queue needs) is one line
+      ``error: ...`` on stderr, status 2, like an argument error.
+    * ``python -m benchmarks.compare | head`` closes stdout early; that is the
+      reader's choice, not an error worth a traceback (status 0).
+    * Ctrl-C prints ``interrupted`` (status 130).
+
+    Examples
+    --------
+    >>> from instances.errors import InstanceError
+    >>> def main(argv):
+    ...     raise InstanceError("no measurement", source="t.csv")
+    >>> exit_status(main, [])
+    2
     """
     try:
-        code = main(None)
+        code = main(argv)
         sys.stdout.flush()
+    except InstanceError as exc:
+        sys.stdout.flush()
+        print(f"error: {exc}", file=sys.stderr)
+        code = 2
     except BrokenPipeError:
         # stdout is gone: point it at devnull so the interpreter's final flush stays quiet
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -342,7 +389,7 @@ def run_cli(main: Callable[[Sequence[str] | None], int]) -> NoReturn:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         code = 130
-    sys.exit(code)
+    return code
 
 
 def description(doc: str | None) -> str:

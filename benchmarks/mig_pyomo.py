@@ -1,95 +1,129 @@
-"""Time to proven optimum of the Pyomo/HiGHS MIG MILP.
+"""``python -m benchmarks.mig_pyomo``: time to proven optimum of the Pyomo/HiGHS MIG MILP.
 
 For each n, solves ``--seeds`` generated instances (seed 0, 1, ...) with
 :func:`milp.mig.solve` (``backend="highs"``; without ``--reconfiguration`` on
 ``problem.without_reconfiguration()``) and prints the median and maximum
 wall-clock time, how many were proven optimal within the time limit, the
 median gap of the others, and (with reconfiguration) how many were closed by
-the relaxation R alone.
+the relaxation R alone. Every solve is one task of the executor
+(``--executor local|dask``); results come back in task order.
 
 Examples
 --------
 ::
 
     python -m benchmarks.mig_pyomo --n 6 8 10 --seeds 10
-    python -m benchmarks.mig_pyomo --n 4 6 --reconfiguration --seeds 10
+    python -m benchmarks.mig_pyomo --n 4 6 --reconfiguration --seeds 10 --markdown
     python -m benchmarks.mig_pyomo --n 4 --reconfiguration --no-relaxation --quiet
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
+from typing import Any, Sequence
 
-from instances import mig
+from benchmarks import common
+from benchmarks import executor as ex
+from benchmarks.executor import Executor
+from instances import gpus, mig
 from instances.mig_generator import SCALING_PRESETS, TIME_PRESETS
-from milp.mig import solve
 from milp.result import Status
 
 __all__ = ["run", "main"]
 
 
-def run(ns, seeds: int, reconfiguration: bool, gpu: str = "A100", workload: str = "MixedScaling",
-        times: str = "WideTimes", time_limit: float = 60.0, relaxation: bool = True, quiet: bool = False):
-    """One row per n: (n, median s, max s, proven, runs, median gap of unproven, closed by R)."""
-    from tqdm import tqdm
+def _solve_task(task: tuple) -> dict[str, Any]:
+    """One instance: runtime, proven, gap, and whether the relaxation R closed it."""
+    from milp.mig import solve
 
-    rows = []
-    jobs = [(n, s) for n in ns for s in range(seeds)]
+    n, seed, reconfiguration, gpu, workload, times, time_limit, relaxation = task
+    p = mig.generate(n, gpu, workload, times, seed)
+    p = p if reconfiguration else p.without_reconfiguration()
+    res = solve(p, backend="highs", time_limit=time_limit, relaxation=relaxation)
+    return {"n": n, "runtime": res.runtime, "proven": res.status is Status.OPTIMAL, "gap": res.gap,
+            "objective": res.objective, "lower_bound": res.lower_bound,
+            "by_r": str(res.info.get("termination", "")).startswith("closed by")}
+
+
+def run(ns, seeds: int, reconfiguration: bool, gpu: str = "A100", workload: str = "MixedScaling",
+        times: str = "WideTimes", time_limit: float = 60.0, relaxation: bool = True, quiet: bool = False,
+        executor: Executor | None = None):
+    """One row per n: (n, median s, max s, proven, runs, median gap of unproven, closed by R).
+
+    Examples
+    --------
+    >>> run([2], 1, False, gpu="A30", quiet=True)[0][3:5]
+    (1, 1)
+    """
+    tasks = [(n, s, reconfiguration, gpu, workload, times, time_limit, relaxation) for n in ns for s in range(seeds)]
     results: dict[int, list] = {n: [] for n in ns}
-    for n, seed in tqdm(jobs, disable=quiet, desc="solving", unit="instance"):
-        p = mig.generate(n, gpu, workload, times, seed)
-        p = p if reconfiguration else p.without_reconfiguration()
-        res = solve(p, backend="highs", time_limit=time_limit, relaxation=relaxation)
-        results[n].append(res)
-    for n in ns:
+    for r in (executor or Executor()).map(_solve_task, tasks, quiet=quiet, desc="solving", unit="instance"):
+        results[r["n"]].append(r)
+    rows = []
+    for n in dict.fromkeys(ns):
         rs = results[n]
-        secs = [r.runtime for r in rs]
-        proven = [r for r in rs if r.status is Status.OPTIMAL]
-        gaps = [r.gap for r in rs if r.status is not Status.OPTIMAL and r.gap is not None]
-        by_r = sum(1 for r in rs if str(r.info.get("termination", "")).startswith("closed by"))
-        rows.append((n, statistics.median(secs), max(secs), len(proven), len(rs),
-                     statistics.median(gaps) if gaps else None, by_r))
+        secs = [r["runtime"] for r in rs]
+        gaps = [r["gap"] for r in rs if not r["proven"] and r["gap"] is not None]
+        rows.append((n, statistics.median(secs), max(secs), sum(r["proven"] for r in rs), len(rs),
+                     statistics.median(gaps) if gaps else None, sum(r["by_r"] for r in rs)))
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.mig_pyomo", description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, nargs="+", default=[6, 8, 10], help="batch sizes")
-    parser.add_argument("--seeds", type=int, default=10, help="instances per n (seeds 0..k-1)")
-    parser.add_argument("--reconfiguration", action="store_true", help="model create/destroy operations")
-    parser.add_argument("--no-relaxation", action="store_true", help="skip the relaxation R (full model only)")
-    parser.add_argument("--gpu", default="A100")
-    parser.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS))
-    parser.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS))
-    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    if any(n < 1 for n in args.n):
-        parser.error("--n values must be at least 1")
-    if args.seeds < 1:
-        parser.error("--seeds must be at least 1")
-    if not args.time_limit > 0:
-        parser.error("--time-limit must be positive")
+def _gpu(text: str) -> str:
     try:
-        from instances import gpus
-
-        gpus.get(args.gpu)
+        return gpus.get(text).name
     except ValueError as exc:
-        parser.error(str(exc))
-    rows = run(args.n, args.seeds, args.reconfiguration, args.gpu, args.workload, args.times, args.time_limit,
-               not args.no_relaxation, args.quiet)
-    mode = "with" if args.reconfiguration else "without"
-    print(f"HiGHS MILP (Pyomo), {args.gpu} {args.workload}/{args.times}, {mode} reconfiguration, "
-          f"limit {args.time_limit:g} s, {args.seeds} seeds" + (", full model only" if args.no_relaxation else ""))
+        import argparse
+
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _parser() -> common.Parser:
+    p = common.Parser(prog="python -m benchmarks.mig_pyomo", description=common.description(__doc__))
+    p.add_argument("--n", type=common.positive_int, nargs="+", default=[6, 8, 10], help="batch sizes")
+    p.add_argument("--seeds", type=common.positive_int, default=10, help="instances per n (seeds 0..k-1)")
+    p.add_argument("--reconfiguration", action="store_true",
+                   help="model create/destroy operations (default: off, a GPU with zero create/destroy times)")
+    p.add_argument("--no-relaxation", action="store_true",
+                   help="solve the full model only, without the relaxation R first (default: R first)")
+    p.add_argument("--gpu", type=_gpu, default="A100", help=f"GPU model, from {', '.join(gpus.names())}")
+    p.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS), help="scaling preset")
+    p.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS), help="time preset")
+    p.add_argument("--time-limit", type=common.positive_float, default=60.0, help="seconds per instance")
+    ex.add_arguments(p)
+    common.add_markdown(p)
+    common.add_quiet(p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = _parser()
+    a = p.parse_args(argv)
+    executor = ex.from_args(p, a)
+    try:
+        rows = run(a.n, a.seeds, a.reconfiguration, a.gpu, a.workload, a.times, a.time_limit,
+                   not a.no_relaxation, a.quiet, executor)
+    except ex.ExecutorError as exc:
+        p.error(str(exc))
+    mode = "with" if a.reconfiguration else "without"
+    closed_shown = a.reconfiguration and not a.no_relaxation
+    title = (f"HiGHS MILP (Pyomo), {a.gpu} {a.workload}/{a.times}, {mode} reconfiguration, "
+             f"limit {a.time_limit:g} s, {a.seeds} seeds" + (", full model only" if a.no_relaxation else ""))
+    if a.markdown:  # the README's form: median time and proven (median gap of the unproven)
+        body = [[n, f"{med:.2f} s", f"{proven}/{runs}" + (f" ({100 * gap:.2f} %)" if gap is not None else "")]
+                + ([by_r] if closed_shown else []) for n, med, mx, proven, runs, gap, by_r in rows]
+        header = ["n", f"median ({mode} reconfiguration)", "proven (median gap of the unproven)"] + \
+            (["closed by R"] if closed_shown else [])
+        print(f"{title}:\n\n{common.markdown_table(header, body)}")
+        return 0
+    print(title)
     print(f"{'n':>3} {'median s':>9} {'max s':>8} {'proven':>7} {'gap (unproven)':>15} {'closed by R':>12}")
     for n, med, mx, proven, runs, gap, by_r in rows:
         g = "-" if gap is None else f"{100 * gap:.2f}%"
-        closed = by_r if args.reconfiguration and not args.no_relaxation else "-"
+        closed = by_r if closed_shown else "-"
         print(f"{n:>3} {med:>9.2f} {mx:>8.2f} {f'{proven}/{runs}':>7} {g:>15} {closed:>12}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.run_cli(main)

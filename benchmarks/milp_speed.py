@@ -1,38 +1,38 @@
-"""Speed of the exact MIG models and the ratios they certify (FAR paper, Sec. 2.2 problem).
+"""``python -m benchmarks.milp_speed``: speed of the exact MIG models and the ratios they certify (FAR paper, Sec. 2.2).
 
-Usage::
+Instances: A100, MixedScaling/WideTimes, seeds 0..k-1 (``mig.generate``).
+Prints, per row (model, n), the median over seeds of the time to a *proven*
+optimum (an unproven run counts as beyond the limit, so a median shown as
+``>60`` means more than half were not proven), how many were proven and the
+largest remaining gap.
 
-    python -m benchmarks.milp_speed                 # a few minutes: short table, 5 seeds
-    python -m benchmarks.milp_speed --full          # issue table: 10 seeds, 60 s, n sweeps, ratios n = 6..12
-    python -m benchmarks.milp_speed --rows cpsat0:12 cpsat1:8 highs0:8 --seeds 10 --time-limit 60
-    python -m benchmarks.milp_speed --naive         # add the interval model (naive-style baseline)
-
-Instances: A100, MixedScaling, WideTimes, seeds 0..k-1 (``mig.generate``).
-Prints, per row (backend, reconfiguration, n), the median over seeds of the
-time to a *proven* optimum (an unproven run counts as beyond the limit, so a
-median shown as ``>60`` means more than half were not proven), how many were
-proven and the largest remaining gap. ``--sweep`` raises n until the median
-is no longer proven within the limit. ``--ratios`` prints FAR / OPT and
-OPT / LB (LB = :func:`bounds.mig.lower_bound`, and the paper's area baseline)
-for each n, with and without reconfiguration: means over seeds, plus the
-largest FAR / OPT computed against OPT's proven lower bound (so it stays an
-upper bound of the ratio when a solve is not proven; ``proven`` counts them).
+* ``--sweep ROW ...`` raises n until the median is no longer proven within
+  the limit; the frontier table then gives, per row, the largest n whose
+  median instance is proven.
+* ``--gap-n N ...`` (rows ``--gap-rows``) gives the median gap at larger n:
+  ``(best found - proven bound) / best found`` per instance, 0 when proven.
+* ``--ratios N ...`` prints FAR / OPT and OPT / LB (LB =
+  :func:`bounds.mig.lower_bound`, and the paper's area baseline) per n, with
+  and without reconfiguration: means over seeds, plus the largest FAR / OPT
+  computed against OPT's proven bound (an upper bound of the ratio when a
+  solve is not proven; ``proven`` counts the proven ones).
 
 Rows without reconfiguration (``...0``) solve the batch on a GPU with zero
 create/destroy times (``problem.without_reconfiguration()``); rows with it
-(``...1``) the batch itself.
+(``...1``) the batch itself. Every solve is one task of the executor
+(``--executor local|dask``), whose results come back in task order, so the
+figures other than times are the same for every executor. Timings depend
+on the machine and its load.
 
-Row names: ``cpsat0`` = CP-SAT without reconfiguration (laminar model),
-``cpsat1`` = CP-SAT with reconfiguration (session model), both with FAR's
-schedule as hint; ``nohint0`` / ``nohint1`` = the same without a hint;
-``naive0`` = the interval model (no laminar reduction) with the hint,
-dominance, symmetry and redundant constraints; ``bare0`` = a naive model: one
-optional interval per task and placement, per-slice NoOverlap, no hint,
-dominance, symmetry breaking or redundant constraints; ``highs0`` /
-``highs1`` = the Pyomo MILP of milp/mig_pyomo.py solved by HiGHS (FAR's
-schedule as its starting incumbent).
+Examples
+--------
+::
 
-Timings depend on the machine and its load; CP-SAT runs with 2 workers.
+    python -m benchmarks.milp_speed                 # a few minutes: short table, 5 seeds
+    python -m benchmarks.milp_speed --full          # 10 seeds, 60 s, n sweeps, gaps at n = 20..35, ratios
+    python -m benchmarks.milp_speed --rows cpsat0:12 cpsat1:8 highs0:8 --seeds 10 --time-limit 60
+    python -m benchmarks.milp_speed --rows cpsat1:10 --sweep cpsat1 highs1 --gap-n 20 25 30 35 --markdown
+    python -m benchmarks.milp_speed --full --executor dask --scheduler tcp://host:8786
 """
 
 from __future__ import annotations
@@ -40,25 +40,37 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
-import sys
-from typing import Any
+from typing import Any, Sequence
 
-from tqdm import tqdm
-
+from benchmarks import common
+from benchmarks import executor as ex
+from benchmarks.executor import Executor
 from instances import mig
 
+__all__ = ["ROWS", "LABELS", "TARGETS", "GAP_NS", "run_one", "summarise", "speed_table", "sweep", "gaps",
+           "ratios", "main"]
+
+#: Row name -> (backend, reconfiguration, extra options of :func:`milp.mig.solve`).
 ROWS = {"cpsat0": ("cpsat", False, {}), "cpsat1": ("cpsat", True, {}),
         "naive0": ("cpsat", False, {"model": "intervals"}),
         "bare0": ("cpsat", False, {"model": "intervals", "symmetry": False, "redundant": False, "hint": False,
-                              "dominance": False}),
+                                   "dominance": False}),
         "nohint0": ("cpsat", False, {"hint": False}),
         "nohint1": ("cpsat", True, {"hint": False}),
         "highs0": ("highs", False, {}), "highs1": ("highs", True, {})}
+#: Row name -> what it is, for ``--help`` and the README's "model" column.
+LABELS = {"cpsat0": "CP-SAT (laminar assignment model, FAR hint)",
+          "cpsat1": "CP-SAT (session model, FAR hint)",
+          "naive0": "CP-SAT, interval model (no laminar reduction) with hint, dominance, symmetry, redundancy",
+          "bare0": "CP-SAT, the naive model (one optional interval per task and placement)",
+          "nohint0": "CP-SAT (laminar assignment model), no hint",
+          "nohint1": "CP-SAT (session model), no hint",
+          "highs0": "HiGHS (Pyomo MILP, FAR as incumbent)",
+          "highs1": "HiGHS (Pyomo MILP, FAR as incumbent)"}
 TARGETS = {("cpsat0", 12): 5.0, ("cpsat1", 12): 60.0, ("highs0", 8): 60.0}
-
-
-def _bar(iterable, total: int, quiet: bool, desc: str):
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, disable=quiet)
+#: Where the median gap is reported (the paper's largest batches).
+GAP_NS = (20, 25, 30, 35)
+SWEEP_FROM = {"highs0": 4, "highs1": 3, "cpsat1": 6, "nohint1": 6}
 
 
 def _instance(n: int, seed: int, reconf: bool = True) -> mig.Problem:
@@ -68,152 +80,296 @@ def _instance(n: int, seed: int, reconf: bool = True) -> mig.Problem:
 
 
 def run_one(row: str, n: int, seed: int, time_limit: float, workers: int) -> dict[str, Any]:
-    """Solve one instance; returns time, proven, gap, objective, lower bound."""
+    """Solve one instance of a row: ``time``, ``proven``, ``gap``, ``objective``, ``lower_bound``.
+
+    Examples
+    --------
+    >>> r = run_one("cpsat0", 3, 0, 20, 1)
+    >>> r["proven"], r["gap"] <= 1e-6, r["objective"] >= r["lower_bound"]
+    (True, True, True)
+    """
     from milp.mig import solve
 
     backend, reconf, opts = ROWS[row]
     kwargs: dict[str, Any] = dict(backend=backend, time_limit=time_limit, workers=workers)
     kwargs.update(opts)  # hint: FAR's schedule unless the row says False
     res = solve(_instance(n, seed, reconf), **kwargs)
-    return {"time": res.runtime, "proven": res.proven, "gap": res.gap or 0.0, "objective": res.objective,
-            "lower_bound": res.lower_bound}
+    gap = res.gap if res.gap is not None else math.inf
+    return {"row": row, "n": n, "seed": seed, "time": res.runtime, "proven": res.proven, "gap": gap,
+            "objective": res.objective, "lower_bound": res.lower_bound}
+
+
+def _solve_task(task: tuple) -> dict[str, Any]:
+    return run_one(*task)
+
+
+def _solve_all(keys: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, executor: Executor,
+               quiet: bool, desc: str) -> dict[tuple[str, int], list[dict]]:
+    """Every (row, n) of ``keys`` on seeds 0..seeds-1, one executor task per solve."""
+    tasks = [(row, n, s, time_limit, workers) for row, n in keys for s in range(seeds)]
+    runs = executor.map(_solve_task, tasks, quiet=quiet, desc=desc, unit="solve")
+    out: dict[tuple[str, int], list[dict]] = {k: [] for k in keys}
+    for r in runs:
+        out[(r["row"], r["n"])].append(r)
+    return out
 
 
 def summarise(runs: list[dict[str, Any]], time_limit: float) -> dict[str, Any]:
+    """Median time to proof (an unproven run counts as infinite), proven count, largest and median gap."""
     times = sorted(r["time"] if r["proven"] else math.inf for r in runs)
     med = statistics.median(times)
     return {"median": med, "proven": sum(r["proven"] for r in runs), "count": len(runs),
             "max_gap": max((r["gap"] for r in runs), default=0.0),
+            "median_gap": statistics.median(r["gap"] for r in runs) if runs else math.nan,
             "median_text": f">{time_limit:g}" if math.isinf(med) else f"{med:.2f}"}
 
 
-def speed_table(rows: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, quiet: bool):
-    """Yield one summary per row as soon as its seeds are solved."""
-    for row, n in rows:
-        runs = [run_one(row, n, s, time_limit, workers) for s in _bar(range(seeds), seeds, quiet, f"{row} n={n}")]
-        summ = summarise(runs, time_limit)
-        summ.update(row=row, n=n, target=TARGETS.get((row, n)))
-        yield summ
+def speed_table(rows: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, quiet: bool = True,
+                executor: Executor | None = None) -> list[dict[str, Any]]:
+    """One summary per row (:func:`summarise` plus ``row``, ``n``, ``target``, ``runs``)."""
+    got = _solve_all(list(dict.fromkeys(rows)), seeds, time_limit, workers, executor or Executor(), quiet, "rows")
+    return [{**summarise(got[(row, n)], time_limit), "row": row, "n": n, "target": TARGETS.get((row, n)),
+             "runs": got[(row, n)]} for row, n in rows]
 
 
-def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, workers: int, quiet: bool):
-    """Raise n until the median run is no longer proven within the limit (yields one summary per n)."""
+def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, workers: int, quiet: bool = True,
+          executor: Executor | None = None) -> list[dict[str, Any]]:
+    """Raise n until the median run is no longer proven within the limit (one summary per n tried).
+
+    The seeds of one n run together on the executor; the next n waits for
+    them, since whether it is tried depends on their result.
+    """
+    out = []
     for n in range(n_from, n_max + 1):
-        runs = [run_one(row, n, s, time_limit, workers) for s in _bar(range(seeds), seeds, quiet, f"{row} n={n}")]
-        summ = summarise(runs, time_limit)
-        summ.update(row=row, n=n)
-        yield summ
-        if math.isinf(summ["median"]):
+        got = _solve_all([(row, n)], seeds, time_limit, workers, executor or Executor(), quiet, f"{row} n={n}")
+        out.append({**summarise(got[(row, n)], time_limit), "row": row, "n": n})
+        if math.isinf(out[-1]["median"]):
             break
+    return out
 
 
-def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bool) -> list:
-    """FAR / OPT and OPT / LB per n, averaged over seeds, with and without reconfiguration."""
+def largest_proven(summaries: list[dict[str, Any]]) -> int | None:
+    """The largest n of a sweep whose median instance is proven (None when not even the first).
+
+    Examples
+    --------
+    >>> largest_proven([{"n": 6, "median": 1.0}, {"n": 7, "median": math.inf}])
+    6
+    """
+    ok = [s["n"] for s in summaries if not math.isinf(s["median"])]
+    return max(ok) if ok else None
+
+
+def gaps(rows: list[str], ns: Sequence[int], seeds: int, time_limit: float, workers: int, quiet: bool = True,
+         executor: Executor | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+    """``{(row, n): summary}`` (:func:`summarise`) for every row at every n, all solves in one map."""
+    keys = [(row, n) for row in rows for n in ns]
+    got = _solve_all(keys, seeds, time_limit, workers, executor or Executor(), quiet, "gaps")
+    return {k: summarise(got[k], time_limit) for k in keys}
+
+
+def _ratio_task(task: tuple) -> list[dict[str, Any]]:
+    """FAR / OPT, OPT / LB and the area ratios of one (n, seed), without and with reconfiguration."""
     from bounds import mig as mig_bounds
     from heuristics import far
     from milp.mig import solve
 
+    n, s, time_limit, workers = task
     out = []
-    jobs = [(n, s) for n in ns for s in range(seeds)]
-    acc: dict[tuple[int, bool], list] = {}
-    for n, s in _bar(jobs, len(jobs), quiet, "ratios"):
-        for reconf in (False, True):
-            p = _instance(n, s, reconf)
-            far_ms = far.schedule(p).makespan
-            res = solve(p, backend="cpsat", time_limit=time_limit, workers=workers)
-            lb = mig_bounds.lower_bound(p)
-            acc.setdefault((n, reconf), []).append({
-                "far_opt": far_ms / res.objective, "far_lb_opt": far_ms / res.lower_bound,
-                "opt_lb": res.objective / lb, "opt_area": res.objective / mig_bounds.area_bound(p),
-                "far_area": far_ms / mig_bounds.area_bound(p), "proven": res.proven})
-    for (n, reconf), rs in sorted(acc.items()):
-        out.append({"n": n, "reconf": reconf, "count": len(rs), "proven": sum(r["proven"] for r in rs),
-                    **{k: statistics.mean(r[k] for r in rs) for k in
-                       ("far_opt", "far_lb_opt", "opt_lb", "opt_area", "far_area")},
-                    "far_opt_max": max(r["far_lb_opt"] for r in rs)})
+    for reconf in (False, True):
+        p = _instance(n, s, reconf)
+        far_ms = far.schedule(p).makespan
+        res = solve(p, backend="cpsat", time_limit=time_limit, workers=workers)
+        lb = mig_bounds.lower_bound(p)
+        area = mig_bounds.area_bound(p)
+        out.append({"n": n, "reconf": reconf, "far_opt": far_ms / res.objective,
+                    "far_lb_opt": far_ms / res.lower_bound, "opt_lb": res.objective / lb,
+                    "opt_area": res.objective / area, "far_area": far_ms / area, "proven": res.proven})
     return out
 
 
-def _parse_rows(specs: list[str], parser: argparse.ArgumentParser) -> list[tuple[str, int]]:
-    rows = []
-    for spec in specs:
-        name, _, n = spec.partition(":")
-        if name not in ROWS or not n.isdigit() or int(n) < 1:
-            parser.error(f"bad row {spec!r}: use NAME:N with NAME in {', '.join(ROWS)}")
-        rows.append((name, int(n)))
-    return rows
+def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bool = True,
+           executor: Executor | None = None) -> list[dict[str, Any]]:
+    """FAR / OPT and OPT / LB per n, averaged over seeds, without and with reconfiguration.
+
+    One executor task per (n, seed); the rows are sorted by (n, reconfiguration).
+    """
+    tasks = [(n, s, time_limit, workers) for n in ns for s in range(seeds)]
+    acc: dict[tuple[int, bool], list] = {}
+    for pair in (executor or Executor()).map(_ratio_task, tasks, quiet=quiet, desc="ratios", unit="instance"):
+        for r in pair:
+            acc.setdefault((r["n"], r["reconf"]), []).append(r)
+    return [{"n": n, "reconf": reconf, "count": len(rs), "proven": sum(r["proven"] for r in rs),
+             **{k: statistics.mean(r[k] for r in rs) for k in
+                ("far_opt", "far_lb_opt", "opt_lb", "opt_area", "far_area")},
+             "far_opt_max": max(r["far_lb_opt"] for r in rs)}
+            for (n, reconf), rs in sorted(acc.items())]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.milp_speed", description=__doc__.split("\n")[0])
-    parser.add_argument("--rows", nargs="+", metavar="NAME:N",
-                        help="rows to time (default cpsat0:12 cpsat1:8 highs0:6; --full: cpsat0:12 cpsat1:12 highs0:8)")
-    parser.add_argument("--seeds", type=int, help="seeds per row (default 5; --full 10)")
-    parser.add_argument("--time-limit", type=float, help="seconds per solve (default 30; --full 60)")
-    parser.add_argument("--workers", type=int, default=2, help="CP-SAT workers (default 2)")
-    parser.add_argument("--full", action="store_true", help="the issue's table, n sweeps and ratios for n = 6..12")
-    parser.add_argument("--naive", action="store_true", help="add the interval model row naive0:12")
-    parser.add_argument("--sweep", nargs="*", metavar="NAME", help="n sweeps for these rows (default with --full: "
-                        "cpsat0 cpsat1 highs0)")
-    parser.add_argument("--sweep-max", type=int, default=20, help="largest n of a sweep (default 20)")
-    parser.add_argument("--sweep-from", type=int, help="first n of every sweep (default per row: highs 4, "
-                        "cpsat1 6, cpsat0 8)")
-    parser.add_argument("--ratios", nargs="*", type=int, metavar="N", help="FAR/OPT and OPT/LB for these n "
-                        "(default with --full: 6..12)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    seeds = args.seeds if args.seeds is not None else (10 if args.full else 5)
-    limit = args.time_limit if args.time_limit is not None else (60.0 if args.full else 30.0)
-    if seeds < 1:
-        parser.error("--seeds must be at least 1")
-    if limit <= 0:
-        parser.error("--time-limit must be positive")
-    if not 1 <= args.workers <= 2:
-        parser.error("--workers must be 1 or 2 (the machine has 2 cores)")
-    rows = _parse_rows(args.rows, parser) if args.rows else (
-        [("cpsat0", 12), ("cpsat1", 12), ("highs0", 8)] if args.full else [("cpsat0", 12), ("cpsat1", 8),
-                                                                             ("highs0", 6)])
-    if args.naive:
+# ---------------------------------------------------------------------------
+# the command line
+
+def _row_spec(text: str) -> tuple[str, int]:
+    name, _, n = text.partition(":")
+    if name not in ROWS or not n.isdigit() or int(n) < 1:
+        raise argparse.ArgumentTypeError(f"bad row {text!r}: use NAME:N with N >= 1 and NAME in {', '.join(ROWS)}")
+    return name, int(n)
+
+
+def _row_name(text: str) -> str:
+    if text not in ROWS:
+        raise argparse.ArgumentTypeError(f"unknown row {text!r}; choose from {', '.join(ROWS)}")
+    return text
+
+
+def _workers(text: str) -> int:
+    value = common.positive_int(text)
+    if value > 2:
+        raise argparse.ArgumentTypeError(f"must be 1 or 2 (the reference machine has 2 cores), got {text!r}")
+    return value
+
+
+def _parser() -> common.Parser:
+    names = "\n".join(f"  {k:<8} {v}, {'with' if ROWS[k][1] else 'without'} reconfiguration"
+                      for k, v in LABELS.items())
+    p = common.Parser(prog="python -m benchmarks.milp_speed", description=common.description(__doc__),
+                      epilog=f"rows (NAME):\n{names}")
+    p.add_argument("--rows", type=_row_spec, nargs="+", metavar="NAME:N", default=None,
+                   help=f"rows to time, NAME from {', '.join(ROWS)} (default: cpsat0:12 cpsat1:8 highs0:6; "
+                        "--full: cpsat0:12 cpsat1:12 highs0:8)")
+    p.add_argument("--seeds", type=common.positive_int, default=None, help="seeds per row (default: 5; --full 10)")
+    p.add_argument("--time-limit", type=common.positive_float, default=None,
+                   help="seconds per solve (default: 30; --full 60)")
+    p.add_argument("--workers", type=_workers, default=2, help="CP-SAT workers per solve, 1 or 2")
+    p.add_argument("--full", action="store_true",
+                   help="the full table: 10 seeds, 60 s, sweeps of cpsat0 cpsat1 highs0 highs1, median gaps of "
+                        f"cpsat1 highs1 at n = {' '.join(map(str, GAP_NS))}, ratios for n = 6..12")
+    p.add_argument("--naive", action="store_true", help="add the row naive0:12 (the interval model)")
+    p.add_argument("--sweep", type=_row_name, nargs="*", metavar="NAME", default=None,
+                   help=f"n sweeps for these rows, NAME from {', '.join(ROWS)} (default: none; --full: cpsat0 "
+                        "cpsat1 highs0 highs1)")
+    p.add_argument("--sweep-max", type=common.positive_int, default=20, help="largest n of a sweep")
+    p.add_argument("--sweep-from", type=common.positive_int, default=None,
+                   help="first n of every sweep (default per row: highs0 4, highs1 3, cpsat1 6, others 8)")
+    p.add_argument("--gap-n", type=common.positive_int, nargs="*", metavar="N", default=None,
+                   help=f"median gap at these n (default: none; --full: {' '.join(map(str, GAP_NS))})")
+    p.add_argument("--gap-rows", type=_row_name, nargs="+", metavar="NAME", default=["cpsat1", "highs1"],
+                   help=f"rows of the --gap-n table, NAME from {', '.join(ROWS)} (default: cpsat1 highs1)")
+    p.add_argument("--ratios", type=common.positive_int, nargs="*", metavar="N", default=None,
+                   help="FAR/OPT and OPT/LB for these n (default: none; --full: 6..12)")
+    ex.add_arguments(p)
+    common.add_markdown(p)
+    common.add_quiet(p)
+    return p
+
+
+def _speed_lines(summaries: list[dict], markdown: bool) -> list[str]:
+    if markdown:  # the README's form
+        header = ["model", "reconfiguration", "n", "median", "proven", "target"]
+        rows = [[LABELS[r["row"]], "yes" if ROWS[r["row"]][1] else "no", r["n"],
+                 r["median_text"] + ("" if r["median_text"].startswith(">") else " s"),
+                 f"{r['proven']}/{r['count']}", f"{r['target']:g} s" if r["target"] else "-"] for r in summaries]
+    else:
+        header = ["row", "backend", "reconf", "n", "median time to proven optimum (s)", "proven", "max gap",
+                  "target"]
+        rows = [[r["row"], ROWS[r["row"]][0], "yes" if ROWS[r["row"]][1] else "no", r["n"], r["median_text"],
+                 f"{r['proven']}/{r['count']}", _pct(r["max_gap"]), f"<= {r['target']:g} s" if r["target"] else ""]
+                for r in summaries]
+    return [common.markdown_table(header, rows)]
+
+
+def _pct(gap: float) -> str:
+    return "-" if math.isinf(gap) or math.isnan(gap) else f"{100 * gap:.2f} %"
+
+
+def _frontier_lines(sweeps: dict[str, list[dict]], gap_table: dict[tuple[str, int], dict], gap_ns: list[int],
+                    limit: float, seeds: int) -> list[str]:
+    rows = list(dict.fromkeys(list(sweeps) + [r for r, _ in gap_table]))
+    header = ["model", "reconfiguration", f"largest n proven in {limit:g} s (median of {seeds})"] + \
+        [f"median gap n={n}" for n in gap_ns]
+
+    def frontier(row: str) -> str:
+        if row not in sweeps:
+            return "-"
+        n = largest_proven(sweeps[row])
+        last = sweeps[row][-1]
+        beyond = f" (n = {last['n']}: {last['proven']}/{last['count']}, median gap {_pct(last['median_gap'])})" \
+            if math.isinf(last["median"]) else " (sweep maximum reached)"
+        return (f"< {sweeps[row][0]['n']}" if n is None else str(n)) + beyond
+
+    def gap(row: str, n: int) -> str:
+        s = gap_table.get((row, n))
+        return "-" if s is None else f"{_pct(s['median_gap'])} ({s['proven']}/{s['count']} proven)"
+
+    body = [[LABELS[r], "yes" if ROWS[r][1] else "no", frontier(r)] + [gap(r, n) for n in gap_ns] for r in rows]
+    return [common.markdown_table(header, body)]
+
+
+def _ratio_lines(rs: list[dict], markdown: bool) -> list[str]:
+    if markdown:  # the README's form: both readings in one row per n
+        by = {(r["n"], r["reconf"]): r for r in rs}
+        ns = sorted({r["n"] for r in rs})
+
+        def pair(n: int, key: str) -> str:
+            return f"{by[(n, False)][key]:.3f} / {by[(n, True)][key]:.3f}"
+
+        header = ["n", "proven", "FAR/OPT (no reconf. / reconf.)", "OPT/LB (no reconf. / reconf.)",
+                  "OPT/area baseline (no reconf. / reconf.)"]
+        body = [[n, f"{by[(n, False)]['proven'] + by[(n, True)]['proven']}/"
+                    f"{by[(n, False)]['count'] + by[(n, True)]['count']}",
+                 pair(n, "far_opt"), pair(n, "opt_lb"), pair(n, "opt_area")] for n in ns]
+        return [common.markdown_table(header, body)]
+    header = ["n", "reconf", "proven", "FAR/OPT", "FAR/OPT max", "OPT/LB", "OPT/area", "FAR/area"]
+    body = [[r["n"], "yes" if r["reconf"] else "no", f"{r['proven']}/{r['count']}", f"{r['far_opt']:.4f}",
+             f"{r['far_opt_max']:.4f}", f"{r['opt_lb']:.4f}", f"{r['opt_area']:.4f}", f"{r['far_area']:.4f}"]
+            for r in rs]
+    return [common.markdown_table(header, body)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = _parser()
+    a = p.parse_args(argv)
+    executor = ex.from_args(p, a)
+    seeds = a.seeds if a.seeds is not None else (10 if a.full else 5)
+    limit = a.time_limit if a.time_limit is not None else (60.0 if a.full else 30.0)
+    rows = list(a.rows) if a.rows else (
+        [("cpsat0", 12), ("cpsat1", 12), ("highs0", 8)] if a.full else [("cpsat0", 12), ("cpsat1", 8), ("highs0", 6)])
+    if a.naive:
         rows.append(("naive0", 12))
-    sweeps = args.sweep if args.sweep is not None else (["cpsat0", "cpsat1", "highs0"] if args.full else [])
-    for name in sweeps:
-        if name not in ROWS:
-            parser.error(f"unknown sweep row {name!r}; known: {', '.join(ROWS)}")
-    ratio_ns = args.ratios if args.ratios is not None else (list(range(6, 13)) if args.full else [])
-    if args.sweep_max < 1 or (args.sweep_from is not None and args.sweep_from < 1):
-        parser.error("--sweep-max and --sweep-from must be positive")
-    if any(n < 1 for n in ratio_ns):
-        parser.error("--ratios needs positive n")
+    sweep_rows = list(dict.fromkeys(a.sweep if a.sweep is not None else
+                                    (["cpsat0", "cpsat1", "highs0", "highs1"] if a.full else [])))
+    gap_ns = list(dict.fromkeys(a.gap_n if a.gap_n is not None else (list(GAP_NS) if a.full else [])))
+    ratio_ns = list(dict.fromkeys(a.ratios if a.ratios is not None else (list(range(6, 13)) if a.full else [])))
+    md = a.markdown
+    run = dict(seeds=seeds, time_limit=limit, workers=a.workers, quiet=a.quiet, executor=executor)
+    try:
+        speed = speed_table(rows, **run)
+        sweeps = {row: sweep(row, a.sweep_from or SWEEP_FROM.get(row, 8), a.sweep_max, **run) for row in sweep_rows}
+        gap_table = gaps(list(dict.fromkeys(a.gap_rows)), gap_ns, **run) if gap_ns else {}
+        ratio_rows = ratios(ratio_ns, **run) if ratio_ns else []
+    except ex.ExecutorError as exc:
+        p.error(str(exc))
 
-    print(f"A100 MixedScaling/WideTimes, {seeds} seeds, limit {limit:g} s, {args.workers} CP-SAT workers")
-    print()
-    print("| row | backend | reconf | n | median time to proven optimum (s) | proven | max gap | target |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in speed_table(rows, seeds, limit, args.workers, args.quiet):
-        backend, reconf, _ = ROWS[r["row"]]
-        target = f"<= {r['target']:g} s" if r["target"] else ""
-        print(f"| {r['row']} | {backend} | {'yes' if reconf else 'no'} | {r['n']} | {r['median_text']} | "
-              f"{r['proven']}/{r['count']} | {100 * r['max_gap']:.2f} % | {target} |", flush=True)
-    for name in sweeps:
-        start = args.sweep_from or {"highs0": 4, "highs1": 3, "cpsat1": 6}.get(name, 8)
-        print()
-        print(f"n sweep, {name}: median time to proven optimum within {limit:g} s")
-        print("| n | median (s) | proven | max gap |")
-        print("|---|---|---|---|")
-        for r in sweep(name, start, args.sweep_max, seeds, limit, args.workers, args.quiet):
-            print(f"| {r['n']} | {r['median_text']} | {r['proven']}/{r['count']} | {100 * r['max_gap']:.2f} % |",
-                  flush=True)
-    if ratio_ns:
-        print()
-        print("FAR / OPT and OPT / LB (means over seeds; \"FAR/OPT max\" divides by the proven lower bound of OPT)")
-        print("| n | reconf | proven | FAR/OPT | FAR/OPT max | OPT/LB | OPT/area | FAR/area |")
-        print("|---|---|---|---|---|---|---|---|")
-        for r in ratios(ratio_ns, seeds, limit, args.workers, args.quiet):
-            print(f"| {r['n']} | {'yes' if r['reconf'] else 'no'} | {r['proven']}/{r['count']} | "
-                  f"{r['far_opt']:.4f} | {r['far_opt_max']:.4f} | {r['opt_lb']:.4f} | {r['opt_area']:.4f} | "
-                  f"{r['far_area']:.4f} |", flush=True)
+    out = [f"{'Median time to proven optimum, ' if md else ''}A100 MixedScaling/WideTimes, {seeds} seeds, "
+           f"limit {limit:g} s, {a.workers} CP-SAT worker{'s' if a.workers > 1 else ''}" + (":" if md else ""), ""]
+    out += _speed_lines(speed, md)
+    if not md:
+        for row, summaries in sweeps.items():
+            out += ["", f"n sweep, {row}: median time to proven optimum within {limit:g} s",
+                    common.markdown_table(["n", "median (s)", "proven", "max gap"],
+                                          [[r["n"], r["median_text"], f"{r['proven']}/{r['count']}",
+                                            _pct(r["max_gap"])] for r in summaries])]
+    if sweeps or gap_table:
+        out += ["", f"Largest n whose median instance is proven within {limit:g} s, and the median gap "
+                    f"(best found - proven bound) / best found at larger n, {seeds} seeds:", ""]
+        out += _frontier_lines(sweeps, gap_table, gap_ns, limit, seeds)
+    if ratio_rows:
+        out += ["", "FAR / OPT and OPT / LB, means over seeds" +
+                ("" if md else " (\"FAR/OPT max\" divides by the proven lower bound of OPT)") + ":", ""]
+        out += _ratio_lines(ratio_rows, md)
+    print("\n".join(out))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    common.run_cli(main)

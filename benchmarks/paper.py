@@ -11,7 +11,12 @@ as ``ours (paper, ours - paper)``, or as the README's ``ours (paper)`` with
   ``--opt-n`` tasks (default 10) solved exactly (``milp.solve_optimal`` with
   reconfiguration), with every method of ``heuristics.mig.METHODS``, the
   optimum and the bounds as ratios to proven optima (the unproven instances
-  only bracket them).
+  only bracket them). And for every n of the table, FAR / OPT as a proven
+  interval: ``--far-opt-reps`` instances of each cell solved by
+  ``milp.solve_optimal(p, backend="cpsat", reconfiguration=True,
+  time_limit=--far-opt-time-limit)``; ``[mean FAR / best found, mean FAR /
+  proven bound]`` brackets the mean FAR / OPT (equal ends when every instance
+  is proven), with the number of instances proven.
 * Table 5 (Sec. 6.5): ``sigma_A = omega_A / omega_FAR`` for every method of
   ``heuristics.mig.METHODS`` but FAR (the paper: MISO-opt, FixPart(1,...,1),
   FixPartBest, FixPart(7)); n = 15. A method added to the registry gets its
@@ -27,7 +32,12 @@ as ``ours (paper, ours - paper)``, or as the README's ``ours (paper)`` with
   ``baseline_multi`` the area bound of all their tasks.
 
 Readings we had to choose are printed under each table (e.g. the release times
-of the multi-batch experiments, which the paper does not give). Every cell is
+of the multi-batch experiments, which the paper does not give). Tables 6-9 can
+be run under other readings (:class:`Setting`, ``--setting``): FAR's tie rules
+(ours or the FAR authors' C++ ones), which allocations are refined (the phase-2
+winner, or every allocation of the family keeping the best refined one), and
+the release times of the concatenated batches; ``--candidates`` runs every
+candidate setting and prints, per table, how far each is from the paper. Every cell is
 seeded on its own and the executor (``--executor local|dask``, ``--jobs``)
 returns results in a fixed order, so every executor prints the same figures.
 
@@ -35,9 +45,13 @@ Examples
 --------
 ::
 
-    python -m benchmarks.paper                  # all tables, --reps 20
+    python -m benchmarks.paper                  # all tables, --reps 20 (FAR / OPT: 18 solves of <= 60 s)
+    python -m benchmarks.paper --far-opt-reps 0 # the same without the FAR / OPT interval: a few seconds
     python -m benchmarks.paper --tables 4 5 --reps 1000 --markdown
     python -m benchmarks.paper --tables 4 --opt-reps 10 --executor dask --scheduler tcp://host:8786
+    python -m benchmarks.paper --tables 6 7 8 9 --setting ties=reference,refined=every,release=end
+    python -m benchmarks.paper --tables 6 7 8 9 --candidates --reps 50 --markdown
+    python -m benchmarks.paper --tables 4 --far-opt-reps 5 --far-opt-time-limit 60 --markdown
 """
 
 from __future__ import annotations
@@ -55,7 +69,8 @@ from benchmarks.executor import Executor
 from instances import mig
 from instances.mig_generator import DEFAULT_P_SUP
 
-__all__ = ["PAPER", "TABLES", "Generator", "cell_seed", "table4", "table5", "table6", "table78", "table9", "main"]
+__all__ = ["PAPER", "TABLES", "Generator", "Setting", "CANDIDATES", "FarOpt", "cell_seed", "table4", "table5",
+           "table6", "table78", "table9", "main"]
 
 SCALINGS = ("PoorScaling", "MixedScaling", "GoodScaling")
 TIMES = ("NarrowTimes", "WideTimes")
@@ -148,6 +163,131 @@ class Generator:
         return mig.generate_workload(sizes, releases, self.gpu, scaling, times, seed, p_sup=self.p_sup)
 
 
+RELEASES = ("zero", "half", "end", "gap")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A reading of Tables 6-9's experiments that the paper leaves open.
+
+    Attributes
+    ----------
+    ties
+        FAR's tie rules (``far.plan(..., ties=...)``): ``"ours"`` or
+        ``"reference"`` (the FAR authors' C++ implementation).
+    refined
+        Table 6: ``"winner"`` refines the allocation phase 2 chose (Algorithm 2
+        as the paper places it); ``"every"`` refines every allocation of the
+        family and keeps the best refined makespan.
+    release
+        Tables 7-9, when each batch is released: ``"zero"`` (all at 0);
+        ``"end"``: when the previous batches would end if each ran alone,
+        back to back (the sum of their FAR makespans); ``"half"``: half of
+        that; ``"gap"``: ``gap`` times the sum of the previous batches' area
+        bounds (an arrival rate of ``1 / gap`` of the GPU's ideal throughput).
+    gap
+        The factor of ``release="gap"``.
+
+    Examples
+    --------
+    >>> Setting.parse("ties=reference,release=gap,gap=2").label()
+    'ties=reference, refined=winner, release=gap x2'
+    """
+
+    ties: str = "ours"
+    refined: str = "winner"
+    release: str = "zero"
+    gap: float = 1.0
+
+    def __post_init__(self) -> None:
+        from instances import options
+
+        options.choice(self.ties, ("ours", "reference"), "ties")
+        options.choice(self.refined, ("winner", "every"), "refined")
+        options.choice(self.release, RELEASES, "release")
+        if not (isinstance(self.gap, (int, float)) and math.isfinite(self.gap) and self.gap > 0):
+            from instances.errors import OptionError
+
+            raise OptionError(f"gap must be a positive number, got {self.gap!r}")
+
+    @classmethod
+    def parse(cls, text: str) -> "Setting":
+        """``"key=value,..."`` with keys ``ties``, ``refined``, ``release``, ``gap``."""
+        kw: dict[str, Any] = {}
+        for part in filter(None, (x.strip() for x in text.split(","))):
+            key, eq, value = part.partition("=")
+            if not eq or key not in ("ties", "refined", "release", "gap"):
+                raise ValueError(f"expected key=value with a key from ties, refined, release, gap; got {part!r}")
+            kw[key] = float(value) if key == "gap" else value
+        return cls(**kw)
+
+    def label(self) -> str:
+        rel = f"gap x{self.gap:g}" if self.release == "gap" else self.release
+        return f"ties={self.ties}, refined={self.refined}, release={rel}"
+
+    def releases(self, batches: Sequence[Any]) -> list[float]:
+        """Release times of ``batches`` (problems, all generated at 0) under this setting."""
+        from bounds import mig as mig_bounds
+        from heuristics import far
+
+        if self.release == "zero":
+            return [0.0] * len(batches)
+        out, acc = [], 0.0
+        for b in batches:
+            out.append(acc * (0.5 if self.release == "half" else 1.0))
+            acc += (self.gap * mig_bounds.area_bound(b) if self.release == "gap"
+                    else far.plan(b, ties=self.ties).makespan)
+        return out
+
+    def workload(self, w: Any) -> Any:
+        """``w`` (all batches released at 0) with this setting's releases."""
+        rel = self.releases(w.batches)
+        return mig.Workload(w.gpu, [mig.Problem(w.gpu, b.tasks, r) for b, r in zip(w.batches, rel)])
+
+
+#: The settings ``--candidates`` tries: per table, those that change it.
+CANDIDATES: dict[str, list[Setting]] = {
+    "6": [Setting(t, r) for t in ("ours", "reference") for r in ("winner", "every")],
+    "78": [Setting(t, release=r) for t in ("ours", "reference") for r in ("zero", "half", "end")],
+    "9": [Setting(t, release=r, gap=g) for t in ("ours", "reference")
+          for r, g in (("zero", 1.0), ("end", 1.0), ("gap", 1.0), ("gap", 2.0))],
+}
+
+
+@dataclass(frozen=True)
+class FarOpt:
+    """Table 4's FAR / OPT interval column: which cells, how many instances, how long per solve.
+
+    Parameters
+    ----------
+    reps
+        Instances per cell solved exactly (the first ``reps`` of the cell's
+        rho instances); ``0`` skips the column.
+    time_limit
+        Seconds per ``milp.solve_optimal(..., backend="cpsat",
+        reconfiguration=True)`` call.
+    ns
+        The n of the cells (Table 4's by default); small n make a quick run.
+    workers
+        CP-SAT workers per solve (``None``: the solver's own).
+
+    Examples
+    --------
+    >>> FarOpt(reps=1, time_limit=5, ns=(4,)).tasks(Generator(), 0)[0][:4]
+    ('interval', Generator(gpu='A100', p_sup=0.5), 'PoorScaling', 4)
+    """
+
+    reps: int = 1
+    time_limit: float = 60.0
+    ns: tuple[int, ...] = N_T4
+    workers: int | None = None
+
+    def tasks(self, gen: Generator, seed: int) -> list[tuple]:
+        """One task per solve: ``("interval", gen, scaling, n, r, seed, time_limit, workers)``."""
+        return [("interval", gen, sc, n, r, seed, self.time_limit, self.workers)
+                for sc in SCALINGS for n in self.ns for r in range(self.reps)]
+
+
 # Every table is a list of independent tasks (a cell, one exact solve, or a whole table for the
 # tables computed in one piece), run by an Executor, which returns results in task order: the
 # figures are the same for every executor and every --jobs.
@@ -179,6 +319,35 @@ def _opt_instance(gen: Generator, sc: str, n: int, r: int, seed: int, methods: t
     return {"index": r, "rows": [{"instance": r, **row} for row in rows]}
 
 
+def _interval_instance(gen: Generator, sc: str, n: int, r: int, seed: int, time_limit: float,
+                       workers: int | None) -> dict:
+    """FAR's makespan and the exact solve's best found and proven bound on one Table 4 instance."""
+    from milp import solve_optimal
+
+    p = gen.batch(n, sc, "WideTimes", cell_seed(seed, 4, sc, n, r))
+    far = _far()(p).makespan
+    try:
+        res = solve_optimal(p, backend="cpsat", reconfiguration=True, time_limit=time_limit, workers=workers)
+    except Exception as exc:  # counted and shown under the table, never dropped
+        return {"far": far, "error": " ".join(f"{type(exc).__name__}: {exc}".split())[:200]}
+    return {"far": far, "best": res.objective, "bound": res.lower_bound, "proven": res.proven,
+            "runtime": res.runtime}
+
+
+def _interval_cell(runs: list[dict]) -> dict:
+    """``low``/``high``: mean FAR / best found and mean FAR / proven bound over the solved instances.
+
+    Per instance FAR / best <= FAR / OPT <= FAR / bound, so the means bracket
+    the mean FAR / OPT; a run without a positive bound leaves ``high`` open.
+    """
+    ok = [r for r in runs if "error" not in r and r.get("best")]
+    highs = [r["far"] / r["bound"] if r.get("bound") and r["bound"] > 0 else math.inf for r in ok]
+    return {"low": _mean([r["far"] / r["best"] for r in ok]) if ok else float("nan"),
+            "high": (math.fsum(highs) / len(highs)) if highs else float("nan"),
+            "proven": sum(bool(r["proven"]) for r in ok), "count": len(runs), "failed": len(runs) - len(ok),
+            "error": next((r["error"] for r in runs if "error" in r), None)}
+
+
 def _sigma_cell(gen: Generator, sc: str, tm: str, reps: int, seed: int, methods: tuple[str, ...]) -> dict:
     """``{column: [sigma or an error string per rep]}`` for one Table 5 configuration."""
     from heuristics import far_baselines as fb
@@ -207,14 +376,17 @@ def _whole_table(name: str, kwargs: dict):
 
 def _run_task(task: tuple):
     kind, *args = task
-    return {"rho": _rho_cell, "opt": _opt_instance, "sigma": _sigma_cell, "whole": _whole_table}[kind](*args)
+    return {"rho": _rho_cell, "opt": _opt_instance, "interval": _interval_instance, "sigma": _sigma_cell,
+            "whole": _whole_table}[kind](*args)
 
 
 def _tasks4(reps: int, seed: int, opt_reps: int, time_limit: float, backend: str, gen: Generator,
-            methods: tuple[str, ...] | None, opt_n: int, workers: int | None) -> list[tuple]:
+            methods: tuple[str, ...] | None, opt_n: int, workers: int | None,
+            far_opt: FarOpt | None = None) -> list[tuple]:
     tasks: list[tuple] = [("rho", gen, sc, n, reps, seed) for sc in SCALINGS for n in N_T4]
     tasks += [("opt", gen, sc, opt_n, r, seed, methods, backend, time_limit, workers)
               for sc in SCALINGS for r in range(opt_reps)]
+    tasks += far_opt.tasks(gen, seed) if far_opt is not None else []
     return tasks
 
 
@@ -223,19 +395,24 @@ def _assemble4(tasks: list[tuple], results: list) -> dict:
 
     out: dict = {sc: [] for sc in SCALINGS}
     runs: dict[str, list] = {}
+    solves: dict[tuple[str, int], list] = {}
     for task, res in zip(tasks, results):
         if task[0] == "rho":
             out[task[2]].append(_mean(res))
+        elif task[0] == "interval":
+            solves.setdefault((task[2], task[3]), []).append(res)
         else:
             runs.setdefault(task[2], []).append(res)
     out["opt"] = {sc: summarise(rs) for sc, rs in runs.items()}
+    out["interval"] = {key: _interval_cell(rs) for key, rs in solves.items()}
     return out
 
 
 def table4(reps: int, seed: int = 0, opt_reps: int = 0, time_limit: float = 20.0, backend: str = "cpsat",
            quiet: bool = True, gen: Generator = Generator(), executor: Executor | None = None,
-           methods: Sequence[str] | None = None, opt_n: int = 10, workers: int | None = None) -> dict:
-    """Table 4 and the exact column the paper could not have.
+           methods: Sequence[str] | None = None, opt_n: int = 10, workers: int | None = None,
+           far_opt: FarOpt | None = None) -> dict:
+    """Table 4 and the exact columns the paper could not have.
 
     Returns
     -------
@@ -244,10 +421,20 @@ def table4(reps: int, seed: int = 0, opt_reps: int = 0, time_limit: float = 20.0
         benchmarks.compare.summarise rows}`` for ``opt_reps`` instances of
         ``opt_n`` tasks solved exactly: every method of
         :data:`heuristics.mig.METHODS` (or ``methods``), the optimum and the
-        bounds, as ratios to proven optima (brackets for the unproven ones).
+        bounds, as ratios to proven optima (brackets for the unproven ones);
+        ``"interval"``: ``{(scaling, n): {"low", "high", "proven", "count",
+        "failed", "error"}}``, FAR / OPT bracketed by the CP-SAT solves of
+        ``far_opt`` (none when it is ``None``).
+
+    Examples
+    --------
+    >>> t = table4(1, far_opt=FarOpt(reps=1, time_limit=20, ns=(3,), workers=1))
+    >>> cell = t["interval"][("PoorScaling", 3)]
+    >>> cell["proven"], cell["low"] >= 1, abs(cell["high"] - cell["low"]) < 1e-5  # proven: the ends meet
+    (1, True, True)
     """
     methods = tuple(methods) if methods is not None else _registry()
-    tasks = _tasks4(reps, seed, opt_reps, time_limit, backend, gen, methods, opt_n, workers)
+    tasks = _tasks4(reps, seed, opt_reps, time_limit, backend, gen, methods, opt_n, workers, far_opt)
     results = (executor or Executor()).map(_run_task, tasks, quiet=quiet, desc="Table 4", unit="task")
     return _assemble4(tasks, results)
 
@@ -293,10 +480,20 @@ def table5(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Genera
                                                           unit="cell"))
 
 
-def table6(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator()) -> dict:
-    """``{(scaling, times): [p_ref, moves, swaps] * len(N_T6)}``."""
+def _refined_pair(p: Any, setting: Setting) -> tuple[float, Any]:
+    """(makespan without refinement, the refined plan) under ``setting``."""
     from heuristics import far
 
+    noref = far.plan(p, refine=False, ties=setting.ties).makespan
+    if setting.refined == "winner":
+        return noref, far.plan(p, refine=True, ties=setting.ties)
+    plans = [far.schedule_allocation(p, a, refine=True, ties=setting.ties) for a in far.family(p, ties=setting.ties)]
+    return noref, min(plans, key=lambda fp: fp.makespan)
+
+
+def table6(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator(),
+           setting: Setting = Setting()) -> dict:
+    """``{(scaling, times): [p_ref, moves, swaps] * len(N_T6)}``."""
     out = {}
     with _Progress(len(CONFIGS6) * len(N_T6) * reps, quiet, "Table 6") as bar:
         for sc, tm in CONFIGS6:
@@ -305,8 +502,7 @@ def table6(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Genera
                 pref, moves, swaps = [], [], []
                 for r in range(reps):
                     p = gen.batch(n, sc, tm, cell_seed(seed, 6, sc, tm, n, r))
-                    plan = far.plan(p, refine=True)
-                    noref = far.schedule(p, refine=False).makespan
+                    noref, plan = _refined_pair(p, setting)
                     pref.append((noref / plan.makespan - 1) * 100)
                     moves.append(_stat(plan.stats, "moves"))
                     swaps.append(_stat(plan.stats, "swaps"))
@@ -322,7 +518,8 @@ def _pairs(reps: int, seed: int, table: int, sc: str, tm: str, n: int, gen: Gene
         yield gen.workload([n, n], [0.0, 0.0], sc, tm, cell_seed(seed, table, sc, tm, n, r))
 
 
-def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator()) -> tuple[dict, dict]:
+def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator(),
+            setting: Setting = Setting()) -> tuple[dict, dict]:
     """Tables 7 and 8 from the same concatenations: ``{cfg: [p_rev, p_ms] * 3}``, ``{cfg: [moves, swaps] * 3}``."""
     from heuristics import far
 
@@ -333,9 +530,10 @@ def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Gener
             for n in N_T6:
                 prev, pms, moves, swaps = [], [], [], []
                 for w in _pairs(reps, seed, 7, sc, tm, n, gen):
-                    triv = far.schedule(w, method="trivial").makespan
-                    rev = far.schedule(w, method="reversed").makespan
-                    plan = far.plan(w, method="move_swap")
+                    w = setting.workload(w)
+                    triv = far.schedule(w, method="trivial", ties=setting.ties).makespan
+                    rev = far.schedule(w, method="reversed", ties=setting.ties).makespan
+                    plan = far.plan(w, method="move_swap", ties=setting.ties)
                     prev.append((triv / rev - 1) * 100)
                     pms.append((triv / plan.makespan - 1) * 100)
                     moves.append(_stat(plan.stats, "concat_moves", "moves"))
@@ -347,7 +545,8 @@ def table78(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Gener
     return t7, t8
 
 
-def table9(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator()) -> dict:
+def table9(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Generator(),
+           setting: Setting = Setting()) -> dict:
     """``{scaling: [p_multi for n in N_T4]}`` for ``reps + 1`` WideTimes batches."""
     from bounds import mig as mig_bounds
     from heuristics import far
@@ -358,8 +557,8 @@ def table9(reps: int, seed: int = 0, quiet: bool = True, gen: Generator = Genera
         for sc in SCALINGS:
             row = []
             for n in N_T4:
-                w = gen.workload([n] * k, [0.0] * k, sc, "WideTimes", cell_seed(seed, 9, sc, n))
-                row.append((far.schedule(w).makespan / mig_bounds.area_bound(w) - 1) * 100)
+                w = setting.workload(gen.workload([n] * k, [0.0] * k, sc, "WideTimes", cell_seed(seed, 9, sc, n)))
+                row.append((far.schedule(w, ties=setting.ties).makespan / mig_bounds.area_bound(w) - 1) * 100)
                 bar.update(1)
             out[sc] = row
     return out
@@ -412,8 +611,39 @@ def _opt_block(res: dict, time_limit: float, backend: str, opt_n: int) -> list[s
     return out
 
 
+def _interval_text(c: dict) -> str:
+    """``[low, high] proven/count``, or the single value when both ends agree to the digits shown."""
+    if c["count"] == c["failed"]:
+        return f"- (failed {c['failed']}/{c['count']})"
+    low, high = common.fmt(c["low"]), ("open" if math.isinf(c["high"]) else common.fmt(c["high"]))
+    text = low if low == high else f"[{low}, {high}]"
+    text += f" {c['proven']}/{c['count']} proven"
+    return text + (f" (failed {c['failed']})" if c["failed"] else "")
+
+
+def _interval_block(res: dict, far_opt: FarOpt | None) -> list[str]:
+    cells = res.get("interval") or {}
+    if not cells:
+        return []
+    ns = sorted({n for _, n in cells})
+    limit = f"{far_opt.time_limit:g} s" if far_opt else "the time limit"
+    workers = f", {far_opt.workers} worker{'s' if far_opt.workers != 1 else ''}" if far_opt and far_opt.workers \
+        else ""
+    count = max(c["count"] for c in cells.values())
+    first = "the first instance" if count == 1 else f"the first {count} instances"
+    caption = (f"FAR / OPT, proven interval [mean FAR / best found, mean FAR / proven bound] over {first} of "
+               f"each cell (WideTimes), CP-SAT with reconfiguration, {limit} per "
+               f"solve{workers}; one value where both ends agree:")
+    header = ["config"] + [f"n={ns[0]}"] + [str(n) for n in ns[1:]]
+    rows = [[sc] + [_interval_text(cells[(sc, n)]) if (sc, n) in cells else "-" for n in ns] for sc in SCALINGS]
+    out = ["", caption, "", common.markdown_table(header, rows)]
+    out += [f"{sc}, n={n}: failed {c['failed']}/{c['count']}, first: {c['error']}"
+            for (sc, n), c in sorted(cells.items()) if c["failed"]]
+    return out
+
+
 def format_table4(res: dict, reps: int, time_limit: float, markdown: bool = False, backend: str = "cpsat",
-                  opt_n: int = 10) -> str:
+                  opt_n: int = 10, far_opt: FarOpt | None = None) -> str:
     if markdown:  # the README's form: ours (paper), three decimals for ours
         header = ["config"] + [f"n={N_T4[0]}"] + [str(n) for n in N_T4[1:]]
         rows = [[sc] + [_md_cell(o, p, ".3f") for o, p in zip(res[sc], PAPER[4][sc])] for sc in SCALINGS]
@@ -427,6 +657,7 @@ def format_table4(res: dict, reps: int, time_limit: float, markdown: bool = Fals
     if res.get("opt"):
         block = _opt_block(res, time_limit, backend, opt_n)
         out += block if not markdown else [block[0], block[1], ""] + block[2:]
+    out += _interval_block(res, far_opt)
     return "\n".join(out)
 
 
@@ -459,37 +690,104 @@ def format_table5(res: dict, reps: int, markdown: bool = False) -> str:
     return "\n".join(out)
 
 
-def format_table6(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("p_ref %", "moves", "swaps")]
-    rows = [[f"{sc}, {tm}"] + [_cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[6][(sc, tm)])]
+def _grid(caption: str, header: list[str], rows: list[list[Any]], markdown: bool, notes: Sequence[str] = ()) -> str:
+    return "\n".join([caption] + ([""] if markdown else []) + [_md(header, rows)] + list(notes))
+
+
+def _setting_note(setting: Setting) -> str:
+    return "" if setting == Setting() else f"; setting: {setting.label()}"
+
+
+def _pair_cells(res: dict, table: int, markdown: bool) -> list[list[Any]]:
+    cell = _md_cell if markdown else _cell
+    return [[f"{sc}, {tm}"] + [cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[table][(sc, tm)])]
             for sc, tm in CONFIGS6]
-    return "\n".join([f"Table 6: refinement, A100, {reps} reps; ours (paper, difference)", _md(header, rows)])
 
 
-def format_table7(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("p_rev %", "p_move/swap %")]
-    rows = [[f"{sc}, {tm}"] + [_cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[7][(sc, tm)])]
-            for sc, tm in CONFIGS6]
-    return "\n".join([f"Table 7: concatenation of two FAR batches (both released at 0), A100, {reps} pairs; "
-                      "ours (paper, difference)", _md(header, rows)])
+def format_table6(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6
+                                                            for h in ("p_ref %", "moves", "swaps")]
+    caption = (f"Table 6, refinement: p_ref %, moves, swaps, {reps} instances per cell, ours (paper)"
+               if markdown else f"Table 6: refinement, A100, {reps} reps; ours (paper, difference)")
+    return _grid(caption + _setting_note(setting), header, _pair_cells(res, 6, markdown), markdown)
 
 
-def format_table8(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("moves", "swaps")]
-    rows = [[f"{sc}, {tm}"] + [_cell(o, p) for o, p in zip(res[(sc, tm)], PAPER[8][(sc, tm)])]
-            for sc, tm in CONFIGS6]
-    return "\n".join([f"Table 8: moves/swaps of the move/swap concatenation, A100, {reps} pairs; "
-                      "ours (paper, difference)", _md(header, rows)])
+def _release_words(setting: Setting) -> str:
+    return {"zero": "both released at 0", "half": "the second released at half the first's FAR makespan",
+            "end": "the second released at the first's FAR makespan",
+            "gap": f"the second released at {setting.gap:g} x the first's area bound"}[setting.release]
 
 
-def format_table9(res: dict, reps: int) -> str:
-    header = ["Task configuration"] + [f"n={n}" for n in N_T4]
-    rows = [[sc] + [_cell(o, p) for o, p in zip(res[sc], PAPER[9][sc])] for sc in SCALINGS]
-    return "\n".join([f"Table 9: p_multi-batch %, A100, WideTimes, {reps + 1} batches all released at 0 "
-                      "(the paper: 1001); ours (paper, difference)", _md(header, rows),
-                      "With every batch available, omega_multi <= sum of the batch makespans, so p_multi-batch "
-                      "stays near the single-batch rho - 1 of Table 4; the paper's 82-95 % needs idle time "
-                      "between batches (release times it does not state)."])
+def format_table7(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6
+                                                            for h in ("p_rev %", "p_move/swap %")]
+    what = f"concatenation of two FAR batches ({_release_words(setting)})"
+    caption = (f"Table 7, {what}, {reps} pairs, ours (paper)" if markdown else
+               f"Table 7: {what}, A100, {reps} pairs; ours (paper, difference)")
+    return _grid(caption + _setting_note(setting), header, _pair_cells(res, 7, markdown), markdown)
+
+
+def format_table8(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("moves", "swaps")]
+    caption = (f"Table 8, moves/swaps of the move/swap concatenation ({_release_words(setting)}), {reps} pairs, "
+               "ours (paper)" if markdown else
+               f"Table 8: moves/swaps of the move/swap concatenation, A100, {reps} pairs; ours (paper, difference)")
+    return _grid(caption + _setting_note(setting), header, _pair_cells(res, 8, markdown), markdown)
+
+
+def format_table9(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+    cell = _md_cell if markdown else _cell
+    header = ["" if markdown else "Task configuration"] + [f"n={n}" for n in N_T4]
+    rows = [[sc] + [cell(o, p) for o, p in zip(res[sc], PAPER[9][sc])] for sc in SCALINGS]
+    rel = {"zero": "all released at 0", "half": "each released at half the previous batches' FAR makespans",
+           "end": "each released when the previous ones would end back to back (sum of FAR makespans)",
+           "gap": f"each released at {setting.gap:g} x the previous batches' area bounds"}[setting.release]
+    caption = (f"Table 9, p_multi-batch %, WideTimes, {reps + 1} batches {rel} (the paper: 1001), ours (paper)"
+               if markdown else
+               f"Table 9: p_multi-batch %, A100, WideTimes, {reps + 1} batches {rel} (the paper: 1001); "
+               "ours (paper, difference)")
+    notes = [] if markdown or setting.release != "zero" else [
+        "With every batch available, omega_multi <= sum of the batch makespans, so p_multi-batch stays near the "
+        "single-batch rho - 1 of Table 4; the paper's 82-95 % needs idle time between batches (release times "
+        "it does not state)."]
+    return _grid(caption + _setting_note(setting), header, rows, markdown, notes)
+
+
+def distance(table: str, res: Any) -> dict[str, float]:
+    """Mean and largest absolute difference to the paper, and the mean paper value, over a table's cells.
+
+    ``table`` is ``"6"``, ``"7"``, ``"8"`` or ``"9"``; ``res`` that table's result.
+
+    Examples
+    --------
+    >>> d = distance("9", {sc: list(PAPER[9][sc]) for sc in SCALINGS})
+    >>> d["mad"], d["max"]
+    (0.0, 0.0)
+    """
+    keys = SCALINGS if table == "9" else CONFIGS6
+    pairs = [(o, p) for k in keys for o, p in zip(res[k], PAPER[int(table)][k])]
+    diffs = [abs(o - p) for o, p in pairs if o is not None and not math.isnan(o)]
+    return {"mad": _mean(diffs), "max": max(diffs, default=float("nan")),
+            "paper": _mean([abs(p) for _, p in pairs])}
+
+
+def format_candidates(found: dict[str, list[tuple[Setting, Any]]], reps: int, markdown: bool = False) -> str:
+    """Per table and candidate setting: mean / largest |ours - paper| and whether the setting reproduces it.
+
+    A setting reproduces a table when its mean absolute difference is at most a
+    tenth of the table's mean paper value.
+    """
+    rows = []
+    for table, runs in found.items():
+        for setting, res in runs:
+            d = distance(table, res)
+            ok = d["mad"] <= 0.1 * d["paper"]
+            rows.append([table, setting.label(), common.fmt(d["mad"], ".2f"), common.fmt(d["max"], ".2f"),
+                         common.fmt(d["paper"], ".2f"), "yes" if ok else "no"])
+    caption = (f"Tables 6-9 under every candidate setting, {reps} instances per cell: mean and largest |ours - paper| "
+               "over the table's cells; 'reproduces' = mean difference <= a tenth of the mean paper value")
+    return _grid(caption, ["table", "setting", "mean abs diff", "max abs diff", "mean paper", "reproduces"], rows,
+                 markdown)
 
 
 TABLES = (4, 5, 6, 7, 8, 9)
@@ -509,8 +807,17 @@ def _parser() -> common.Parser:
                    help="Table 4's exact column: instances solved exactly per configuration (0 skips)")
     p.add_argument("--opt-n", type=common.positive_int, default=10,
                    help="Table 4's exact column: tasks per instance")
-    p.add_argument("--time-limit", type=common.positive_float, default=20.0, help="seconds per exact solve")
-    p.add_argument("--backend", default="cpsat", choices=("cpsat", "highs"), help="exact solver")
+    p.add_argument("--time-limit", type=common.positive_float, default=20.0,
+                   help="seconds per exact solve of Table 4's n = --opt-n column")
+    p.add_argument("--far-opt-reps", type=common.nonnegative_int, default=FarOpt.reps,
+                   help="Table 4's FAR / OPT interval: instances per cell solved by CP-SAT with reconfiguration "
+                        "(0 skips; a solve takes up to --far-opt-time-limit)")
+    p.add_argument("--far-opt-time-limit", type=common.positive_float, default=FarOpt.time_limit,
+                   help="seconds per solve of the FAR / OPT interval")
+    p.add_argument("--far-opt-n", type=common.positive_int, nargs="+", default=list(FarOpt.ns), metavar="N",
+                   help="the n of the FAR / OPT interval (small n: a quick run)")
+    p.add_argument("--backend", default="cpsat", choices=("cpsat", "highs"),
+                   help="exact solver of the --opt-n column (the FAR / OPT interval is always CP-SAT)")
     p.add_argument("--workers", type=common.positive_int, default=None,
                    help="solver threads per exact solve (default: the solver's own)")
     p.add_argument("--gpu", default="A100", choices=("A30", "A100", "H100"),
@@ -518,10 +825,25 @@ def _parser() -> common.Parser:
     p.add_argument("--p-sup", type=common.fraction, default=DEFAULT_P_SUP,
                    help="share of memory-bound tasks per class, which the presets leave open "
                         "(Figure 11's value; 0 reproduces Table 4)")
+    p.add_argument("--setting", type=_setting_arg, default=Setting(),
+                   help="the reading of Tables 6-9: comma list of key=value, keys ties (ours|reference), "
+                        "refined (winner|every), release (zero|half|end|gap), gap (a factor)")
+    p.add_argument("--candidates", action="store_true",
+                   help="run Tables 6-9 (those chosen) under every candidate setting and print how far each is "
+                        "from the paper")
     ex.add_arguments(p)
     common.add_markdown(p)
     common.add_quiet(p)
     return p
+
+
+def _setting_arg(text: str) -> Setting:
+    import argparse
+
+    try:
+        return Setting.parse(text)
+    except (ValueError, TypeError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -531,11 +853,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen = Generator(a.gpu, a.p_sup)
     methods = tuple(a.methods) if a.methods else _registry()
     tables = set(a.tables)
+    plain = dict(reps=a.reps, seed=a.seed, gen=gen, setting=a.setting)
+    far_opt = FarOpt(a.far_opt_reps, a.far_opt_time_limit, tuple(dict.fromkeys(a.far_opt_n)), a.workers) \
+        if a.far_opt_reps else None
     plain = dict(reps=a.reps, seed=a.seed, gen=gen)
     plan: list[tuple[str, list[tuple]]] = []
+    if a.candidates:
+        return _main_candidates(a, executor, gen, tables)
     if 4 in tables:
         plan.append(("4", _tasks4(a.reps, a.seed, a.opt_reps, a.time_limit, a.backend, gen, methods, a.opt_n,
-                                  a.workers)))
+                                  a.workers, far_opt)))
     if 5 in tables:
         plan.append(("5", _tasks5(a.reps, a.seed, gen, methods)))
     if 6 in tables:
@@ -558,19 +885,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     md = a.markdown
     blocks = []
     if "4" in got:
-        blocks.append(format_table4(_assemble4(*got["4"]), a.reps, a.time_limit, md, a.backend, a.opt_n))
+        blocks.append(format_table4(_assemble4(*got["4"]), a.reps, a.time_limit, md, a.backend, a.opt_n, far_opt))
     if "5" in got:
         blocks.append(format_table5(_assemble5(*got["5"]), a.reps, md))
+    st = a.setting
     if "6" in got:
-        blocks.append(format_table6(got["6"][1][0], a.reps))
+        blocks.append(format_table6(got["6"][1][0], a.reps, md, st))
     if "78" in got:
         t7, t8 = got["78"][1][0]
         if 7 in tables:
-            blocks.append(format_table7(t7, a.reps))
+            blocks.append(format_table7(t7, a.reps, md, st))
         if 8 in tables:
-            blocks.append(format_table8(t8, a.reps))
+            blocks.append(format_table8(t8, a.reps, md, st))
     if "9" in got:
-        blocks.append(format_table9(got["9"][1][0], a.reps))
+        blocks.append(format_table9(got["9"][1][0], a.reps, md, st))
     if a.gpu != "A100":  # the titles name the paper's GPU; say which one ours ran on
         blocks = [b.replace(", A100,", f", {a.gpu} (the paper's figures: A100),", 1) for b in blocks]
         if md:
@@ -578,6 +906,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n\n".join(blocks))
     if not md:
         print(f"\n({a.gpu}, p_sup {a.p_sup}, seed {a.seed}; {time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _main_candidates(a: Any, executor: Executor, gen: Generator, tables: set[int]) -> int:
+    """``--candidates``: every candidate setting of the chosen tables among 6-9, then the distance summary."""
+    keys = [k for k, ts in (("6", {6}), ("78", {7, 8}), ("9", {9})) if ts & tables]
+    tasks = [("whole", k, dict(reps=a.reps, seed=a.seed, gen=gen, setting=st)) for k in keys for st in CANDIDATES[k]]
+    try:
+        results = executor.map(_run_task, tasks, quiet=a.quiet, desc="candidates", unit="table")
+    except ex.ExecutorError as exc:
+        _parser().error(str(exc))
+    found: dict[str, list[tuple[Setting, Any]]] = {}
+    for (_, k, kw), res in zip(tasks, results):
+        if k == "78":
+            if 7 in tables:
+                found.setdefault("7", []).append((kw["setting"], res[0]))
+            if 8 in tables:
+                found.setdefault("8", []).append((kw["setting"], res[1]))
+        else:
+            found.setdefault(k, []).append((kw["setting"], res))
+    print(format_candidates(found, a.reps, a.markdown))
     return 0
 
 

@@ -50,12 +50,14 @@ from instances import gpus as _gpus
 from instances.errors import InstanceError
 from instances.gpus import GPUSpec
 from instances.mig_problem import Problem, Task, Workload
+from instances.options import known_options
 
 __all__ = ["area_bound", "lower_bound", "bound_report", "approximation_factor", "competitive_ratio"]
 
 ProblemLike = Union[Problem, Workload]
 
 
+@known_options
 def area_bound(problem: ProblemLike) -> float:
     """The paper's baseline (Sec. 6.4): ``sum_i min_s s * t_i(s) / #slices``.
 
@@ -137,6 +139,7 @@ def _bounds_for(tasks: Sequence[Task], releases: dict[str, float], gpu: GPUSpec,
     return _min_feasible(pts, area_load), _min_feasible(pts, chain_load)
 
 
+@known_options
 def bound_report(problem: ProblemLike) -> dict[str, float]:
     """Every bound :func:`lower_bound` combines, by name (seconds).
 
@@ -173,6 +176,7 @@ def bound_report(problem: ProblemLike) -> dict[str, float]:
     return report
 
 
+@known_options
 def lower_bound(problem: ProblemLike) -> float:
     """A proven lower bound on the optimal makespan (see the module docstring).
 
@@ -195,6 +199,7 @@ def lower_bound(problem: ProblemLike) -> float:
     return bound_report(problem)["lower_bound"]
 
 
+@known_options
 def approximation_factor(gpu: GPUSpec | str, gpus: int = 1) -> float:
     """FAR's approximation factor rho (Sec. 5), reconfiguration times not counted.
 
@@ -221,6 +226,7 @@ def approximation_factor(gpu: GPUSpec | str, gpus: int = 1) -> float:
                         field="gpu")
 
 
+@known_options
 def competitive_ratio(gpu: GPUSpec | str, gpus: int = 1) -> float:
     """2 * rho: online batch concatenation vs the offline optimum (Sec. 5, Shmoys-Wein-Williamson).
 
@@ -232,6 +238,7 @@ def competitive_ratio(gpu: GPUSpec | str, gpus: int = 1) -> float:
     return 2.0 * approximation_factor(gpu, gpus=gpus)
 
 
+@known_options
 def phase2_bound(gpu: GPUSpec | str, work: float, h_max: float) -> float:
     """FAR paper, Sec. 5: the bound on Algorithm 1's makespan without reconfiguration times.
 

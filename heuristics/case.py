@@ -62,6 +62,7 @@ from typing import Callable
 from instances.case import (EPS, Hold, Instance, Job, JobRun, TaskRun, Trace, Workload, eligible_instances,
                             metrics)
 from instances.errors import OptionError
+from instances.options import known_options
 
 __all__ = ["simulate", "compare", "METHODS"]
 
@@ -275,6 +276,7 @@ class _Sim:
         return Trace(self.policy, runs, tasks, holds, self.max_workers)
 
 
+@known_options
 def simulate(workload: Workload, policy: str = "case", *, workers: int | None = None,
              isolated_first: bool = True) -> Trace:
     """Run the batch under ``policy`` (``"case"`` or ``"slurm"``) and return its trace.
@@ -311,6 +313,7 @@ def simulate(workload: Workload, policy: str = "case", *, workers: int | None = 
     return _Sim(workload, policy, workers, isolated_first).run()
 
 
+@known_options
 def compare(workload: Workload, *, isolated_first: bool = True) -> dict[str, float]:
     """CASE against Slurm on one batch: the ratios plotted in Figures 1-4.
 

@@ -33,7 +33,7 @@ True
 
 Command line::
 
-    python -m heuristics.far tasks.json [--gpu A100] [--no-refine] [--json out.json] [--plot gantt.png]
+    python -m heuristics.far tasks.json [--gpu A100] [--no-refine] [--ties ours|reference|best] [--json out.json] [--plot gantt.png]
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ from instances.mig_schedule import Schedule
 __all__ = ["plan", "schedule", "FarPlan", "MultiBatchPlan", "RepartitionTree", "TreeNode", "family",
            "schedule_allocation"]
 
-_PLAN_OPTIONS = ("prune", "max_iterations", "min_improvement", "method", "max_ops")
+_PLAN_OPTIONS = ("prune", "max_iterations", "min_improvement", "method", "max_ops", "ties")
 
 
 def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool = True, max_iterations: int = 100,
-         min_improvement: float = 0.0, method: str = "move_swap", max_ops: int = 1000,
+         min_improvement: float = 0.0, method: str = "move_swap", max_ops: int = 1000, ties: str = "ours",
          **unknown: Any) -> Union[FarPlan, MultiBatchPlan]:
     """FAR phases 1-3 for a batch (or Sec. 4's concatenation for a workload).
 
@@ -78,6 +78,11 @@ def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool 
         batch boundary (see :func:`heuristics.far_multibatch.plan_workload`).
         A single batch has nothing to concatenate; the values are checked
         and have no effect.
+    ties
+        Tie rules of phases 1+2 (:data:`heuristics.far_batch.TIE_RULES`):
+        ``"ours"`` (default), ``"reference"`` (the FAR authors' C++
+        implementation bit for bit) or ``"best"`` (both, keep the better);
+        for a workload, every batch's plan.
 
     Returns
     -------
@@ -105,10 +110,10 @@ def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool 
     opt.no_unknown(unknown, "far.plan")
     if isinstance(problem, Workload):
         return plan_workload(problem, method, refine, max_ops=max_ops, prune=prune, max_iterations=max_iterations,
-                             min_improvement=min_improvement)
+                             min_improvement=min_improvement, ties=ties)
     check_concatenation(method, max_ops)
     return far_batch.plan(problem, refine, prune=prune, max_iterations=max_iterations,
-                          min_improvement=min_improvement)
+                          min_improvement=min_improvement, ties=ties)
 
 
 def schedule(problem: Union[Problem, Workload], refine: bool = True, **options: Any) -> Schedule:

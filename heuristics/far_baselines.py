@@ -155,6 +155,7 @@ def _as_partition(gpu: GPUSpec, partition: Iterable[Placement | tuple[int, int] 
     return tuple(sorted(out, key=lambda p: order[p.key()]))
 
 
+@options.known_options
 def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | tuple[int, int] | str]) -> Schedule:
     """FixPart(P) (Sec. 6.5): a fixed partition, tasks in FIFO order on the first free instance.
 
@@ -218,6 +219,7 @@ def fixpart(problem: Union[Problem, Workload], partition: Iterable[Placement | t
     return _schedule(gpu, runs, state)
 
 
+@options.known_options
 def fixpart_all(problem: Union[Problem, Workload]) -> dict[frozenset[Placement], Schedule]:
     """FixPart(P) for every maximal partition P the tasks fit (``{partition: schedule}``)."""
     _tasks_and_releases(problem)  # a bad problem is an error, not a partition that does not fit
@@ -230,6 +232,7 @@ def fixpart_all(problem: Union[Problem, Workload]) -> dict[frozenset[Placement],
     return out
 
 
+@options.known_options
 def fixpart_best(problem: Union[Problem, Workload]) -> Schedule:
     """FixPartBest (Sec. 6.5): the FixPart schedule of lowest makespan over every maximal partition.
 
@@ -248,6 +251,7 @@ def fixpart_best(problem: Union[Problem, Workload]) -> Schedule:
     return min(every.values(), key=lambda s: s.makespan)
 
 
+@options.known_options
 def fixpart_whole(problem: Union[Problem, Workload]) -> Schedule:
     """FixPart(7) on A100/H100 (FixPart(4) on A30): the whole GPU for one task at a time.
 
@@ -263,6 +267,7 @@ def fixpart_whole(problem: Union[Problem, Workload]) -> Schedule:
     return fixpart(problem, [problem.gpu.root])
 
 
+@options.known_options
 def fixpart_ones(problem: Union[Problem, Workload]) -> Schedule:
     """FixPart(1,...,1): one instance of size 1 per slice.
 
@@ -280,6 +285,7 @@ def fixpart_ones(problem: Union[Problem, Workload]) -> Schedule:
 # ---------------------------------------------------------------------------
 # MISO-opt
 
+@options.known_options
 def speedup(task: Task, size: int) -> float:
     """``t(s0) / t(size)`` with ``s0`` the smallest size the task may use (Sec. 6.5's speedup).
 
@@ -318,6 +324,7 @@ def _best_assignment(tasks: Sequence[Task], part: Sequence[Placement]) -> tuple[
     return total, list(picks)
 
 
+@options.known_options
 def miso_opt(problem: Union[Problem, Workload], repartition: str = "barrier") -> Schedule:
     """MISO-opt (Sec. 6.5): FIFO, each next partition maximises the sum of speed-ups of the next tasks.
 

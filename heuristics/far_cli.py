@@ -17,11 +17,13 @@ Examples
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
+from pathlib import Path
 
 from heuristics import far_batch, far_multibatch
 from instances import gpus, mig_check
+from instances.console import Parser, say
 from instances.errors import InstanceError
 from instances.mig_problem import Workload
 from instances.mig_tasklist import load_tasklist
@@ -31,53 +33,82 @@ __all__ = ["main"]
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0, 1 for an infeasible schedule, 2 for bad input)."""
-    parser = argparse.ArgumentParser(prog="python -m heuristics.far", description="FAR (Family of Allocations and "
-                                     "Repartitioning): schedule a batch of tasks on a MIG GPU.")
-    parser.add_argument("tasks", help="problem JSON, or a text task list (name t1 t2 ... / 'Task x:' 'Size s: t')")
-    parser.add_argument("--gpu", help="GPU model (A30, A100, H100); overrides the file's")
-    parser.add_argument("--no-refine", action="store_true", help="skip phase 3 (refinement)")
-    parser.add_argument("--json", metavar="OUT", help="write the schedule JSON here")
-    parser.add_argument("--plot", metavar="PNG", help="write a Gantt chart here")
+    parser = Parser(prog="python -m heuristics.far", description="FAR (Family of Allocations and "
+                    "Repartitioning): schedule a batch of tasks on a MIG GPU; exit status 0 done, "
+                    "1 internal error (infeasible schedule), 2 bad input.")
+    parser.add_argument("tasks", help="problem JSON, workload JSON, or a text task list "
+                        "(name t1 t2 ... / 'Task x:' 'Size s: t')")
+    parser.add_argument("--gpu", help=f"GPU model ({', '.join(gpus.names())}); overrides the file's "
+                        "(default: the file's GPU; A100 for a text task list without one)")
+    parser.add_argument("--no-refine", action="store_true", help="skip phase 3, the refinement (default: refine)")
+    parser.add_argument("--json", metavar="OUT", help="write the schedule JSON here (default: not written)")
+    parser.add_argument("--plot", metavar="PNG", help="write a Gantt chart here; the suffix sets the format "
+                        "(default: not drawn)")
     parser.add_argument("--method", default="move_swap", choices=sorted(far_multibatch.METHODS),
-                        help="multi-batch concatenation (Sec. 4) for a workload file")
+                        help="multi-batch concatenation (FAR paper, Sec. 4) for a workload file "
+                             "(default: move_swap)")
+    parser.add_argument("--ties", default="ours", choices=far_batch.TIE_RULES,
+                        help="tie rules of phases 1+2: ours, the FAR authors' C++ ones (reference), or the better")
     args = parser.parse_args(argv)
     if args.gpu is not None:
         try:
             gpus.get(args.gpu)
         except InstanceError as exc:
             parser.error(str(exc))
+    for out in (args.json, args.plot):
+        why = _unwritable(out)
+        if why:  # before the search, which may take a while on a large batch
+            parser.error(f"{out}: cannot write ({why})")
     try:
         problem = load_tasklist(args.tasks, args.gpu)
         if isinstance(problem, Workload):
-            result = far_multibatch.plan_workload(problem, args.method, refine=not args.no_refine)
+            result = far_multibatch.plan_workload(problem, args.method, refine=not args.no_refine, ties=args.ties)
         else:
-            result = far_batch.plan(problem, refine=not args.no_refine)
+            result = far_batch.plan(problem, refine=not args.no_refine, ties=args.ties)
     except InstanceError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
-    print(result.tree)
+    say(str(result.tree))
     st = result.stats
     if isinstance(problem, Workload):
-        print(f"Makespan: {result.makespan:.6g} s ({len(problem.batches)} batches, method {args.method}, "
-              f"moves {st.get('moves', 0)}, swaps {st.get('swaps', 0)})")
+        say(f"Makespan: {result.makespan:.6g} s ({len(problem.batches)} batches, method {args.method}, "
+            f"moves {st.get('moves', 0)}, swaps {st.get('swaps', 0)})")
     else:
-        print(f"Phase-2 makespan: {result.phase2_makespan:.6g} s; makespan: {result.makespan:.6g} s "
-              f"(allocations {st['allocations']}, scheduled {st['allocations_tried']}, "
-              f"moves {st['moves']}, swaps {st['swaps']})")
+        say(f"Phase-2 makespan: {result.phase2_makespan:.6g} s; makespan: {result.makespan:.6g} s "
+            f"(allocations {st['allocations']}, scheduled {st['allocations_tried']}, "
+            f"moves {st['moves']}, swaps {st['swaps']})")
     violations = mig_check.check(problem, result.schedule)
     if violations:  # never expected; say so loudly rather than write a bad file
-        print("internal error: infeasible schedule:\n" + "\n".join(violations), file=sys.stderr)
+        say("internal error: infeasible schedule: " + "; ".join(violations), file=sys.stderr)
         return 1
-    if args.json:
-        result.schedule.save(args.json)
-        print(f"wrote {args.json}")
-    if args.plot:
-        from instances.mig_plot import save_gantt
+    try:
+        if args.json:
+            result.schedule.save(args.json)
+            say(f"wrote {args.json}")
+        if args.plot:
+            from instances.mig_plot import write_gantt
 
-        save_gantt(result.schedule, problem.gpu, args.plot)
-        print(f"wrote {args.plot}")
+            write_gantt(result.schedule, problem.gpu, args.plot)
+            say(f"wrote {args.plot}")
+    except InstanceError as exc:
+        say(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
+
+def _unwritable(out: str | None) -> str | None:
+    """Why ``out`` cannot be written (its folder is missing or read-only, it is a folder), or ``None``."""
+    if out is None:
+        return None
+    path = Path(out)
+    if path.is_dir() or out.endswith(("/", "\\")):
+        return "it is a folder, not a file"
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        return f"no folder {str(parent)!r}"
+    if not os.access(parent, os.W_OK):
+        return f"folder {str(parent)!r} is not writable"
+    return None
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -291,6 +291,7 @@ class MultiBatchPlan:
                          for b, (w, p) in enumerate(zip(self.workload.batches, self.batches)))
 
 
+@options.known_options
 def check_concatenation(method: Any = "move_swap", max_ops: Any = 1000) -> None:
     """Raise :class:`~instances.errors.OptionError` for a bad concatenation method or ``max_ops``.
 
@@ -308,7 +309,7 @@ def check_concatenation(method: Any = "move_swap", max_ops: Any = 1000) -> None:
 
 def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = True, *, max_ops: int = 1000,
                   plans: Sequence[FarPlan] | None = None, prune: bool = True, max_iterations: int = 100,
-                  min_improvement: float = 0.0, **unknown: Any) -> MultiBatchPlan:
+                  min_improvement: float = 0.0, ties: str = "ours", **unknown: Any) -> MultiBatchPlan:
     """Schedule a multi-batch workload online (Sec. 4).
 
     Parameters
@@ -323,7 +324,7 @@ def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = 
         Cap on move/swap rounds per batch boundary.
     plans
         Already computed FAR plans of the batches (to compare methods cheaply).
-    prune, max_iterations, min_improvement
+    prune, max_iterations, min_improvement, ties
         Passed to :func:`heuristics.far_batch.plan` for each batch.
 
     Raises
@@ -345,13 +346,14 @@ def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = 
         raise InstanceError(f"expected a mig.Workload, got {type(workload).__name__}", field="workload")
     check_concatenation(method, max_ops)
     far_batch.check_options(refine, prune, max_iterations, min_improvement)
+    options.choice(ties, far_batch.TIE_RULES, "ties")
     check_scale(workload)
     gpu = workload.gpu
     tree = Tree(gpu)
     reconf = gpu.reconfigurable
     if plans is None:
         plans = [far_batch.plan(b.with_gpu(gpu) if b.release == 0 else _at_zero(b), refine=refine, prune=prune,
-                                max_iterations=max_iterations, min_improvement=min_improvement)
+                                max_iterations=max_iterations, min_improvement=min_improvement, ties=ties)
                  for b in workload.batches]
     state = _State(gpu.num_slices)
     all_tasks: list[ScheduledTask] = []

@@ -46,12 +46,14 @@ from typing import Any, Sequence
 
 from heuristics.far_tree import Tree, replay
 from instances.errors import OptionError
+from instances.options import known_options
 
 __all__ = ["refine", "pick_move", "pick_swap"]
 
 _BIG = 1 << 62
 
 
+@known_options
 def pick_move(keys: Sequence[tuple[float, int]], margin: float) -> int | None:
     """Index in ``keys`` (sorted ``(-time, task)``) of the task with time < margin closest to margin/2.
 
@@ -77,6 +79,7 @@ def pick_move(keys: Sequence[tuple[float, int]], margin: float) -> int | None:
     return best
 
 
+@known_options
 def pick_swap(keys_i: Sequence[tuple[float, int]], keys_a: Sequence[tuple[float, int]],
               margin: float) -> tuple[int, int] | None:
     """Indices ``(k, j)`` with ``0 < t_k - t_j < margin``, the difference closest to margin/2.
@@ -112,8 +115,10 @@ def pick_swap(keys_i: Sequence[tuple[float, int]], keys_a: Sequence[tuple[float,
     return best
 
 
+@known_options
 def refine(tree: Tree, durations: Sequence[float], lists: Sequence[Sequence[int]], *, max_iterations: int = 100,
-           min_improvement: float = 0.0, exact: bool = False) -> tuple[list[list[int]] | None, dict[str, Any]]:
+           min_improvement: float = 0.0, exact: bool = False,
+           ties: str = "ours") -> tuple[list[list[int]] | None, dict[str, Any]]:
     """Algorithm 2 on phase 2's tree.
 
     Parameters
@@ -131,6 +136,8 @@ def refine(tree: Tree, durations: Sequence[float], lists: Sequence[Sequence[int]
         from the slice ends updated by +- task times (cheap; the caller
         retimes exactly at the end). ``True``: replay Algorithm 1 after each
         iteration and keep the lists with the best exact makespan.
+    ties
+        The heap tie rule of the exact replays (see :func:`heuristics.far_tree.replay`).
 
     Returns
     -------
@@ -168,7 +175,7 @@ def refine(tree: Tree, durations: Sequence[float], lists: Sequence[Sequence[int]
     def as_lists() -> list[list[int]]:
         return [[j for _, j in k] for k in keys]
 
-    tm = replay(tree, as_lists(), dur)
+    tm = replay(tree, as_lists(), dur, ties=ties)
     omega = tm.makespan
     best = omega
     best_lists = None
@@ -234,7 +241,7 @@ def refine(tree: Tree, durations: Sequence[float], lists: Sequence[Sequence[int]
         if not changed:
             break
         if exact:
-            tm = replay(tree, as_lists(), dur)
+            tm = replay(tree, as_lists(), dur, ties=ties)
             new_omega = tm.makespan
         else:
             new_omega = max(slice_end)

@@ -31,6 +31,9 @@ Public API
     and create/destroy operations); it passes :func:`instances.mig.check`.
 :func:`check_scale`
     Rejects problems whose times are too large for the sums these timings form.
+:func:`std_heap_push`, :func:`std_heap_pop`
+    A min-heap of ``(key, item)`` pairs that orders equal keys exactly as
+    libstdc++'s ``std::priority_queue`` does (``replay(..., ties="reference")``).
 
 A new heuristic (say a local search over allocations) keeps ``node_tasks``
 and ``durations`` as its state, changes them, and calls :func:`replay` to
@@ -72,12 +75,20 @@ import sys
 from dataclasses import dataclass
 from typing import Sequence, Union
 
-from instances.errors import InstanceError
+from instances.errors import InstanceError, OptionError
 from instances.gpus import GPUSpec, Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.options import known_options
 
-__all__ = ["Tree", "Timing", "replay", "to_schedule", "check_scale", "MAX_TOTAL_TIME"]
+__all__ = ["Tree", "Timing", "replay", "to_schedule", "check_scale", "MAX_TOTAL_TIME", "TIES", "std_heap_push",
+           "std_heap_pop"]
+
+#: Tie rules for nodes whose end times are equal in Algorithm 1's min-heap:
+#: ``"ours"`` pops the node that comes first in the tree's breadth-first order;
+#: ``"reference"`` pops them in the order the FAR authors' C++ implementation
+#: does (a ``std::priority_queue`` of libstdc++, see :func:`std_heap_pop`).
+TIES = ("ours", "reference")
 
 #: The largest total of task work, releases and reconfiguration times that
 #: :func:`check_scale` accepts: far enough below the largest float that no
@@ -167,8 +178,9 @@ class Timing:
     makespan: float
 
 
+@known_options
 def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
-           origin: float = 0.0) -> Timing:
+           origin: float = 0.0, ties: str = "ours") -> Timing:
     """Algorithm 1 (FAR paper, Sec. 3.2) with every node's task list fixed.
 
     Parameters
@@ -182,6 +194,11 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
         Per task index, its time at the size of its node.
     origin
         When the (empty) GPU becomes available: a batch's release.
+    ties
+        Which of two nodes with equal end times is popped first (:data:`TIES`):
+        ``"ours"`` (breadth-first order) or ``"reference"`` (the FAR authors'
+        ``std::priority_queue``). Phase 2 lists replayed with the rule that
+        built them get phase 2's times.
 
     Returns
     -------
@@ -217,8 +234,14 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
     remaining = n_tasks
     makespan = 0.0
     has_desc_tasks = [any(node_tasks[d] for d in tree.descendants[v]) for v in range(tree.n)]
+    if ties == "ours":
+        pop, push = heapq.heappop, heapq.heappush
+    elif ties == "reference":
+        pop, push = std_heap_pop, std_heap_push
+    else:
+        raise OptionError(f"field ties: must be one of {', '.join(map(repr, TIES))}; got {ties!r}")
     while heap:
-        end, v = heapq.heappop(heap)
+        end, v = pop(heap)
         lst = node_tasks[v]
         p = ptr[v]
         if p < len(lst):
@@ -237,7 +260,7 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
             if end > makespan:
                 makespan = end
             remaining -= 1
-            heapq.heappush(heap, (end, v))
+            push(heap, (end, v))
         elif remaining:
             if lst:
                 if end > reconfig_end:
@@ -246,10 +269,75 @@ def replay(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[
                     destroy[v] = reconfig_end
                 reconfig_end += td[v]
             for c in children[v]:
-                heapq.heappush(heap, (end, c))
+                push(heap, (end, c))
     return Timing(start, endt, create, destroy, node_end, makespan)
 
 
+# libstdc++'s std::priority_queue (push_heap / pop_heap of <bits/stl_heap.h>) with the
+# comparison "a.end > b.end": a binary max-heap under that comparison, i.e. a min-heap
+# of end times in which equal keys are never swapped while sifting up, and the hole
+# left at the root by a pop sinks to a leaf (preferring the right child unless the left
+# one is strictly smaller) before the last element is sifted up into it.
+
+def std_heap_push(heap: list, item: tuple) -> None:
+    """``std::priority_queue::push`` on a list of ``(key, ...)`` tuples compared by ``key`` only.
+
+    Examples
+    --------
+    Equal keys: libstdc++ pops them neither first-in-first-out nor by the second
+    element.
+
+    >>> h = []
+    >>> for v in range(5):
+    ...     std_heap_push(h, (0.0, v))
+    >>> [std_heap_pop(h)[1] for _ in range(5)]
+    [0, 2, 4, 1, 3]
+    """
+    heap.append(item)
+    key = item[0]
+    hole = len(heap) - 1
+    while hole > 0:
+        parent = (hole - 1) // 2
+        if not heap[parent][0] > key:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = item
+
+
+def std_heap_pop(heap: list) -> tuple:
+    """``top()`` then ``pop()`` of ``std::priority_queue`` (see :func:`std_heap_push`)."""
+    top = heap[0]
+    last = heap.pop()
+    length = len(heap)
+    if length == 0:
+        return top
+    # __adjust_heap(first, 0, length, last): sink the hole to a leaf ...
+    hole = 0
+    child = 0
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if heap[child][0] > heap[child - 1][0]:
+            child -= 1
+        heap[hole] = heap[child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        heap[hole] = heap[child - 1]
+        hole = child - 1
+    # ... then __push_heap the former last element up from there
+    key = last[0]
+    while hole > 0:
+        parent = (hole - 1) // 2
+        if not heap[parent][0] > key:
+            break
+        heap[hole] = heap[parent]
+        hole = parent
+    heap[hole] = last
+    return top
+
+
+@known_options
 def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequence[float],
                 names: Sequence[str], timing: Timing | None = None, origin: float = 0.0) -> Schedule:
     """The schedule of fixed node task lists: tasks, and creates/destroys when the GPU reconfigures.
@@ -288,6 +376,7 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
     return Schedule(tree.gpu, tasks, ops, tm.makespan)
 
 
+@known_options
 def check_scale(problem: Union[Problem, Workload]) -> None:
     """Refuse times so large that a schedule's sums would overflow floating point.
 

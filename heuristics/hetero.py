@@ -44,11 +44,13 @@ from heuristics.hetero_dynasearch import iterated_dynasearch
 from instances import options as opt
 from instances.errors import OptionError
 from instances.hetero import HeteroProblem, Schedule, evaluate_sequences
+from instances.options import known_options
 
 __all__ = ["fifo", "greedy", "list_schedule", "sagreedy", "ils", "METHODS", "objective",
            "single_machine_view"]
 
 
+@known_options
 def objective(problem: HeteroProblem, sequences: Sequence[Sequence[int]]) -> float:
     """Total weighted tardiness (eq. 1) of the semi-active schedule of per-GPU sequences."""
     p, a, d, w = problem.p, problem.arrival, problem.deadline, problem.weight
@@ -95,6 +97,7 @@ def _list_sequences(problem: HeteroProblem, order: Sequence[int], rule: str = "e
     return seqs, float(total)
 
 
+@known_options
 def list_schedule(problem: HeteroProblem, order: Sequence[int], rule: str = "eft") -> Schedule:
     """Schedule tasks in ``order`` (indices) by list scheduling, ``rule`` 'eft' or 'est'.
 
@@ -111,6 +114,7 @@ def list_schedule(problem: HeteroProblem, order: Sequence[int], rule: str = "eft
     return evaluate_sequences(problem, seqs)
 
 
+@known_options
 def fifo(problem: HeteroProblem) -> Schedule:
     """FIFO baseline (heterogeneous-GPU scheduling paper, Sec. III.A): arrival order, earliest-start GPU.
 
@@ -124,6 +128,7 @@ def fifo(problem: HeteroProblem) -> Schedule:
     return list_schedule(problem, _arrival_order(problem), "est")
 
 
+@known_options
 def greedy(problem: HeteroProblem) -> Schedule:
     """Greedy EFT (heterogeneous-GPU scheduling paper, Sec. III.B): arrival order, earliest-finish GPU.
 
@@ -152,6 +157,7 @@ def _completions(problem: HeteroProblem, seqs) -> np.ndarray:
     return c
 
 
+@known_options
 def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: float | None = None,
              alpha: float = 0.98, max_iter: int = 1000, seed: int = 0) -> Schedule:
     """SAGreedy (heterogeneous-GPU scheduling paper, Sec. III.C), as described there.
@@ -444,6 +450,7 @@ def single_machine_view(problem: HeteroProblem):
     return int(usable[0]), tasks, float(a[0])
 
 
+@known_options
 def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int | None = None,
         seed: int = 0, kick: tuple[int, int] | None = None, restart: int | None = None,
         compound: bool = True) -> Schedule:

@@ -24,7 +24,7 @@ Examples
 >>> from heuristics.mig import METHODS
 >>> problem = mig.generate(n=10, gpu="A100", seed=0)
 >>> list(METHODS)
-['FAR', 'FAR-noref', 'MISO-opt', 'FixPartBest', 'FixPart(7)', 'FixPart(1,...,1)']
+['FAR', 'FAR without refinement', 'MISO-opt', 'FixPartBest', 'FixPart(7)', 'FixPart(1,...,1)']
 >>> all(mig.check(problem, method(problem)) == [] for method in METHODS.values())
 True
 """
@@ -37,15 +37,18 @@ from heuristics import far
 from heuristics import far_baselines as baselines
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
+from instances.options import known_options
 
 __all__ = ["METHODS", "far_refined", "far_unrefined"]
 
 
+@known_options
 def far_refined(problem: Union[Problem, Workload]) -> Schedule:
     """FAR, phases 1-3 (:func:`heuristics.far.schedule` with refinement)."""
     return far.schedule(problem, refine=True)
 
 
+@known_options
 def far_unrefined(problem: Union[Problem, Workload]) -> Schedule:
     """FAR without phase 3 (phases 1-2 only)."""
     return far.schedule(problem, refine=False)
@@ -54,7 +57,7 @@ def far_unrefined(problem: Union[Problem, Workload]) -> Schedule:
 #: Display name -> method, in table order.
 METHODS: dict[str, Callable[[Union[Problem, Workload]], Schedule]] = {
     "FAR": far_refined,
-    "FAR-noref": far_unrefined,
+    "FAR without refinement": far_unrefined,
     "MISO-opt": baselines.miso_opt,
     "FixPartBest": baselines.fixpart_best,
     "FixPart(7)": baselines.fixpart_whole,

@@ -42,6 +42,7 @@ import numpy as np
 from instances.errors import OptionError
 from instances.pairing import (Config, Costs, InstanceError, JobSet, PairingProblem, Plan,
                                WeightedQueue, costs_of, plain_search, search, triple_costs)
+from instances.options import known_options
 
 __all__ = ["METHODS", "edmonds", "edge_weights", "algorithm1", "time_sharing", "greedy",
            "local_search", "Costs", "costs_of", "search", "plain_search", "triple_costs"]
@@ -51,6 +52,7 @@ __all__ = ["METHODS", "edmonds", "edge_weights", "algorithm1", "time_sharing", "
 # Algorithm 1 have always found them beside it.
 
 
+@known_options
 def edge_weights(costs: Costs) -> np.ndarray:
     """Edge weights of Algorithm 1, lines 8-11: ``min(CoRunTime, SoloRunTime)``.
 
@@ -87,6 +89,7 @@ def _ints(x: np.ndarray, resolution: float) -> np.ndarray:
     return np.rint(np.where(np.isfinite(x), x, 0.0) / resolution).astype(np.int64)
 
 
+@known_options
 def edmonds(weights: np.ndarray, solo: np.ndarray, method: str = "pruned") -> list[tuple[int, ...]]:
     """Minimum-weight perfect matching of Algorithm 1, line 17 (Edmonds via networkx).
 
@@ -332,6 +335,7 @@ def _lp_bound(w_e, iu, ju, solo, rounds=30, per_vertex=8):
 # ---------------------------------------------------------------------------
 
 
+@known_options
 def algorithm1(problem: PairingProblem | WeightedQueue, method: str = "pruned",
                costs: Costs | None = None) -> Plan:
     """Algorithm 1 (C = 2): search, weights, Edmonds, split of pairs that do not pay.
@@ -351,6 +355,7 @@ def algorithm1(problem: PairingProblem | WeightedQueue, method: str = "pruned",
     return plan
 
 
+@known_options
 def time_sharing(problem: PairingProblem | WeightedQueue, caps: str = "optimal",
                  costs: Costs | None = None) -> Plan:
     """Baselines of Sec. 5.2: every job alone, one after another.
@@ -409,6 +414,7 @@ def _costs_for(problem: PairingProblem | WeightedQueue, costs: Costs | None, wha
     return costs
 
 
+@known_options
 def greedy(problem: PairingProblem | WeightedQueue, costs: Costs | None = None) -> Plan:
     """Greedy heuristic for C = 3: repeatedly take the set that saves the most.
 
@@ -445,6 +451,7 @@ def greedy(problem: PairingProblem | WeightedQueue, costs: Costs | None = None) 
     return plan
 
 
+@known_options
 def local_search(problem: PairingProblem | WeightedQueue, costs: Costs | None = None,
                  start: Plan | None = None, span: int = 3, max_rounds: int = 1000) -> Plan:
     """Heuristic for C = 3: from the C = 2 matching, re-partition a few sets at a time.

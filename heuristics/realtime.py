@@ -51,6 +51,7 @@ from typing import Callable
 
 from instances import realtime as rt
 from instances.errors import OptionError
+from instances.options import known_options
 
 __all__ = [
     "HeuristicResult", "Allocator", "init_partitions", "merge", "select_partitions",
@@ -335,6 +336,7 @@ class Allocator:
                                time.perf_counter() - t0, dict(self.stats))
 
 
+@known_options
 def init_partitions(problem: rt.RealtimeProblem) -> list[rt.Partition] | None:
     """Sec. 5.1: one Lemma-2-sized partition per task (``None`` if a task cannot fit).
 
@@ -349,6 +351,7 @@ def init_partitions(problem: rt.RealtimeProblem) -> list[rt.Partition] | None:
     return None if parts is None else [rt.Partition(p.size, tuple(p.tasks)) for p in parts]
 
 
+@known_options
 def merge(problem: rt.RealtimeProblem, p1: rt.Partition, p2: rt.Partition,
           test: str = "demand") -> rt.Partition | None:
     """Algorithm 2 (binary search) on two partitions; ``None`` if no valid merge.
@@ -368,6 +371,7 @@ def merge(problem: rt.RealtimeProblem, p1: rt.Partition, p2: rt.Partition,
     return None if r is None else rt.Partition(r.size, tuple(sorted(r.tasks)))
 
 
+@known_options
 def select_partitions(problem: rt.RealtimeProblem, par_list: list[rt.Partition],
                       relation: str = "sms", test: str = "demand"
                       ) -> tuple[rt.Partition, list[rt.Partition]] | None:
@@ -380,6 +384,7 @@ def select_partitions(problem: rt.RealtimeProblem, par_list: list[rt.Partition],
     return conv(sel[0]), [conv(q) for q in sel[1]]
 
 
+@known_options
 def partition_and_allocate(problem: rt.RealtimeProblem, relation: str = "sms",
                            exhaustive: bool = False, test: str = "demand",
                            target: int | None = None) -> HeuristicResult:
@@ -395,6 +400,7 @@ def partition_and_allocate(problem: rt.RealtimeProblem, relation: str = "sms",
     return Allocator(problem, relation, exhaustive, test).run(target)
 
 
+@known_options
 def one_gpu(problem: rt.RealtimeProblem, test: str = "demand") -> HeuristicResult:
     """Baseline 1G: the whole GPU is one partition of ``M`` SMs holding every task.
 
@@ -411,6 +417,7 @@ def one_gpu(problem: rt.RealtimeProblem, test: str = "demand") -> HeuristicResul
     return HeuristicResult(ok, sol, "" if ok else "1G", time.perf_counter() - t0, {"tests": 1})
 
 
+@known_options
 def one_gpu_fluid(problem: rt.RealtimeProblem) -> bool:
     """The utilisation bound ``sum C_i(T, 1)/T_i <= M`` with every conflict counted.
 
@@ -437,6 +444,7 @@ _ALGORITHMS: dict[str, Callable[..., HeuristicResult]] = {
 }
 
 
+@known_options
 def run(problem: rt.RealtimeProblem, name: str, test: str = "demand",
         target: int | None = None) -> HeuristicResult:
     """Run a heuristic by its name in the paper's figures (the keys of :data:`METHODS`),

@@ -1,4 +1,4 @@
-"""CASE on MIG: isolated and non-isolated jobs on fixed MIG partitions (seed 001).
+"""CASE on MIG: isolated and non-isolated jobs on fixed MIG partitions (CASE paper).
 
 Implements the problem data of Porter, Chen and Pande, *Compiler-Assisted
 Scheduling for Multi-Instance GPUs* (GPGPU'22):
@@ -33,18 +33,21 @@ Examples
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from instances import gpus
+from instances import files, gpus
 from instances.errors import InstanceError
 
 __all__ = [
     "Instance", "Config", "Task", "Job", "Slowdown", "Workload", "TaskRun", "Hold", "JobRun", "Trace",
     "CaseError", "config", "custom_config", "CONFIGS", "RATIOS", "BATCH_SIZE", "generate", "check",
-    "metrics", "memory_profile", "eligible_instances", "WARPS_PER_SLICE",
+    "metrics", "memory_profile", "eligible_instances", "WARPS_PER_SLICE", "MAX_WARPS",
+    "load", "save", "from_dict",
 ]
 
 # A30 and A100 have 14 SMs per MIG compute slice (56 = 4 x 14, 98 of 108 usable
@@ -325,25 +328,29 @@ class Workload:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> "Workload":
+        """Read the form written by :meth:`to_dict`, strictly.
+
+        An unknown field, ``"isolated": "false"``, ``"warps": 1.7``,
+        ``"duration": "5"`` or a missing field raises :class:`CaseError`
+        naming the file, job and field.
+
+        Examples
+        --------
+        >>> w = generate("A", ratio="1:1", n=4, seed=0)
+        >>> Workload.from_dict(w.to_dict()) == w
+        True
+        >>> d = w.to_dict(); d["jobs"][0]["isolated"] = "false"
+        >>> Workload.from_dict(d, source="w.json")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        instances.case.CaseError: w.json: task ...: field isolated: 'false' is not true or false
+        """
         try:
-            c = data["config"]
-            cfg = custom_config(c["model"], [[tuple(p) for p in lay] for lay in c["layouts"]],
-                                name=c.get("name", "custom"), batch_size=int(c.get("batch_size", 32)))
-            sd = data.get("slowdown", {})
-            jobs = tuple(Job(str(j["name"]), tuple(Task(float(t["memory_gb"]), int(t["warps"]),
-                                                        float(t["duration"]), float(t.get("cpu", 0.0)))
-                                                   for t in j["tasks"]),
-                             bool(j["isolated"]), float(j.get("footprint_gb", 0.0)), str(j.get("kind", "")))
-                         for j in data["jobs"])
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, InstanceError):
-                raise exc.located(source) if source else exc
-            raise CaseError(f"malformed workload ({exc!r})", source=source) from None
-        try:
-            return cls(cfg, jobs, Slowdown(float(sd.get("beta", 0.035)), float(sd.get("cap", 0.10))),
-                       str(data.get("match", "class")), str(data.get("name", "")))
+            return _read_workload(cls, data, source)
         except InstanceError as exc:
-            raise exc.located(source) if source else exc
+            if source and not exc.source:
+                raise type(exc)(exc.reason, source=source, task=exc.task, field=exc.field) from None
+            raise
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -354,6 +361,116 @@ def _layouts(cfg: Config) -> list[list[list[int]]]:
     for i in cfg.instances:
         out.setdefault(i.gpu, []).append([i.size, i.start])
     return [out[g] for g in sorted(out)]
+
+
+#: Most resident warps of one task (the largest MIG instance holds 7 x 896 =
+#: 6,272); the bound keeps warp sums exact in any integer type.
+MAX_WARPS = 10**9
+
+_WORKLOAD_FIELDS = ("config", "slowdown", "match", "name", "jobs")
+_CONFIG_FIELDS = ("name", "batch_size", "model", "layouts")
+_JOB_FIELDS = ("name", "isolated", "footprint_gb", "kind", "tasks")
+_TASK_FIELDS = ("memory_gb", "warps", "duration", "cpu")
+
+
+def _mapping(raw: Any, what: str, source: str | None, task: str | None = None) -> Mapping[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise CaseError(f"must be an object, got {raw!r}"[:200], source=source, task=task, field=what)
+    return raw
+
+
+def _list(raw: Any, what: str, source: str | None, task: str | None = None) -> list:
+    if not isinstance(raw, list):
+        raise CaseError(f"must be a list, got {raw!r}"[:200], source=source, task=task, field=what)
+    return raw
+
+
+def _need(raw: Mapping[str, Any], key: str, where: str, source: str | None, task: str | None = None) -> Any:
+    if key not in raw:
+        raise CaseError("missing", source=source, task=task, field=f"{where}{key}")
+    return raw[key]
+
+
+def _read_workload(cls: type, data: Any, source: str | None) -> "Workload":
+    kw = dict(source=source, error=CaseError)
+    data = _mapping(data, "workload", source)
+    files.no_unknown_fields(data, _WORKLOAD_FIELDS, **kw)
+    c = _mapping(_need(data, "config", "", source), "config", source)
+    files.no_unknown_fields(c, _CONFIG_FIELDS, where="config", **kw)
+    model = files.text(_need(c, "model", "config.", source), empty=False, field="config.model", **kw)
+    layouts = []
+    for g, lay in enumerate(_list(_need(c, "layouts", "config.", source), "config.layouts", source)):
+        where = f"config.layouts[{g}]"
+        pairs = []
+        for k, pair in enumerate(_list(lay, where, source)):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise CaseError(f"a placement is [size, start], got {pair!r}"[:200], source=source,
+                                field=f"{where}[{k}]")
+            pairs.append(tuple(files.integer(x, field=f"{where}[{k}]", **kw) for x in pair))
+        layouts.append(pairs)
+    cfg_name = files.text(c.get("name", "custom"), empty=False, field="config.name", **kw)
+    batch = files.integer(c.get("batch_size", 32), lo=1, field="config.batch_size", **kw)
+    try:
+        cfg = custom_config(model, layouts, name=cfg_name, batch_size=batch)
+    except InstanceError as exc:  # named after the configuration; name the file and the field instead
+        fld = ("config.model" if exc.field == "gpu" else
+               f"config.{exc.field}" if (exc.field or "").startswith("layouts") else "config.layouts")
+        raise CaseError(f"{exc.reason} (configuration {cfg_name!r})", source=source, field=fld) from None
+    sd = _mapping(data.get("slowdown", {}), "slowdown", source)
+    files.no_unknown_fields(sd, ("beta", "cap"), where="slowdown", **kw)
+    slowdown = Slowdown(files.real(sd.get("beta", 0.035), lo=0.0, field="slowdown.beta", **kw),
+                        files.real(sd.get("cap", 0.10), lo=0.0, field="slowdown.cap", **kw))
+    jobs = []
+    for i, j in enumerate(_list(_need(data, "jobs", "", source), "jobs", source)):
+        j = _mapping(j, f"jobs[{i}]", source)
+        name = files.name(_need(j, "name", f"jobs[{i}].", source), task=f"#{i}", **kw)
+        files.no_unknown_fields(j, _JOB_FIELDS, task=name, **kw)
+        tasks = []
+        for k, t in enumerate(_list(_need(j, "tasks", "", source, name), "tasks", source, name)):
+            where = f"tasks[{k}]"
+            t = _mapping(t, where, source, name)
+            files.no_unknown_fields(t, _TASK_FIELDS, task=name, where=where, **kw)
+            tasks.append(Task(
+                files.real(_need(t, "memory_gb", f"{where}.", source, name), positive=True, task=name,
+                           field=f"{where}.memory_gb", **kw),
+                files.integer(_need(t, "warps", f"{where}.", source, name), lo=1, hi=MAX_WARPS, task=name,
+                              field=f"{where}.warps", **kw),
+                files.real(_need(t, "duration", f"{where}.", source, name), positive=True, task=name,
+                           field=f"{where}.duration", **kw),
+                files.real(t.get("cpu", 0.0), lo=0.0, task=name, field=f"{where}.cpu", **kw)))
+        jobs.append(Job(name, tuple(tasks),
+                        files.boolean(_need(j, "isolated", "", source, name), task=name, field="isolated", **kw),
+                        files.real(j.get("footprint_gb", 0.0), lo=0.0, task=name, field="footprint_gb", **kw),
+                        files.text(j.get("kind", ""), task=name, field="kind", **kw)))
+    return cls(cfg, tuple(jobs), slowdown, files.text(data.get("match", "class"), field="match", **kw),
+               files.text(data.get("name", ""), field="name", **kw))
+
+
+def from_dict(data: Mapping[str, Any], *, source: str | None = None) -> "Workload":
+    """:meth:`Workload.from_dict`: a workload from its JSON form."""
+    return Workload.from_dict(data, source=source)
+
+
+def load(path: str | Path) -> "Workload":
+    """Read a workload JSON file (the form of :meth:`Workload.to_dict`).
+
+    A bad file raises :class:`CaseError` naming the file, job and field.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> w = generate("D", ratio="1:1", n=6, seed=2)
+    >>> path = os.path.join(tempfile.mkdtemp(), "w.json"); save(w, path)
+    >>> load(path) == w
+    True
+    """
+    return Workload.from_dict(files.read_json(path, CaseError), source=str(path))
+
+
+def save(workload: "Workload", path: str | Path) -> None:
+    """Write a workload as JSON (read back by :func:`load`); an unwritable path raises
+    :class:`~instances.errors.OutputError`."""
+    files.write_text(path, json.dumps(workload.to_dict(), indent=1) + "\n")
 
 
 def eligible_instances(workload: Workload, job: Job) -> tuple[Instance, ...]:
@@ -373,36 +490,54 @@ def eligible_instances(workload: Workload, job: Job) -> tuple[Instance, ...]:
     return tuple(i for i in fits if i.memory_gb == cls)
 
 
+def _real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(float(value))
+
+
+#: Largest sum of the jobs' standalone lengths (seconds) a workload may have:
+#: far below the float range, so every time a method computes (sums of
+#: slowed-down durations) stays finite.
+MAX_TOTAL_TIME = 1e300
+
+
 def _validate(w: Workload) -> None:
     if w.match not in ("class", "fit"):
         raise CaseError(f"must be 'class' or 'fit', got {w.match!r}", field="match")
-    if not (w.slowdown.beta >= 0 and 0 <= w.slowdown.cap < 1):
-        raise CaseError("beta must be >= 0 and 0 <= cap < 1", field="slowdown")
+    if not (_real(w.slowdown.beta) and _real(w.slowdown.cap) and w.slowdown.beta >= 0 and 0 <= w.slowdown.cap < 1):
+        raise CaseError("beta must be a finite number >= 0 and 0 <= cap < 1", field="slowdown")
     if not w.jobs:
         raise CaseError("a workload needs at least one job", field="jobs")
     seen: set[str] = set()
     biggest = max(i.memory_gb for i in w.config.instances)
     for j in w.jobs:
+        files.name(j.name, task=repr(j.name), error=CaseError)
         if j.name in seen:
             raise CaseError("job name used twice", task=j.name, field="name")
         seen.add(j.name)
+        if not isinstance(j.isolated, bool):
+            raise CaseError(f"{j.isolated!r} is not True or False", task=j.name, field="isolated")
         if not j.tasks:
             raise CaseError("a job needs at least one GPU task", task=j.name, field="tasks")
         for k, t in enumerate(j.tasks):
-            for fld, val, ok in (("memory_gb", t.memory_gb, t.memory_gb > 0),
-                                 ("duration", t.duration, t.duration > 0),
-                                 ("warps", t.warps, isinstance(t.warps, (int, np.integer)) and t.warps >= 1),
-                                 ("cpu", t.cpu, t.cpu >= 0)):
-                if not (ok and np.isfinite(float(val))):
+            for fld, val in (("memory_gb", t.memory_gb), ("duration", t.duration), ("warps", t.warps),
+                             ("cpu", t.cpu)):
+                ok = (isinstance(val, (int, np.integer)) and not isinstance(val, bool) and 1 <= val <= MAX_WARPS
+                      if fld == "warps" else _real(val) and (val >= 0 if fld == "cpu" else val > 0))
+                if not ok:
                     raise CaseError(f"{val!r} is out of range", task=j.name, field=f"tasks[{k}].{fld}")
             if t.memory_gb > biggest + EPS:
                 raise CaseError(f"{t.memory_gb} GB exceeds the largest instance ({biggest} GB)", task=j.name,
                                 field=f"tasks[{k}].memory_gb")
-        if j.footprint_gb < max(t.memory_gb for t in j.tasks) - EPS:
+        if not _real(j.footprint_gb) or j.footprint_gb < max(t.memory_gb for t in j.tasks) - EPS:
             raise CaseError("declared footprint is below the job's largest task", task=j.name,
                             field="footprint_gb")
         if not eligible_instances(w, j):
             raise CaseError(f"footprint {j.footprint_gb} GB fits no instance", task=j.name, field="footprint_gb")
+    total = sum(j.length for j in w.jobs)  # a plain float sum: inf on overflow, caught below
+    if not total <= MAX_TOTAL_TIME:
+        raise CaseError(f"job lengths too large: they add up to {total:.3g} s (at most {MAX_TOTAL_TIME:.0e} s, so "
+                        "that slowed-down times and their sums stay finite); express the times in larger units",
+                        field="tasks")
 
 
 # ---------------------------------------------------------------------------
@@ -441,7 +576,7 @@ def _parse_ratio(ratio: str | tuple[int, int]) -> tuple[int, int]:
 def generate(config_name: str | Config = "A", ratio: str | tuple[int, int] = "1:1", n: int | None = None, *,
              small: bool = False, seed: int = 0, slowdown: Slowdown | None = None,
              match: str = "class") -> Workload:
-    """A random batch following Sec. 3.1-3.3 of the seed.
+    """A random batch following Sec. 3.1-3.3 of the CASE paper.
 
     Parameters
     ----------

@@ -8,6 +8,31 @@ names the file, task and field at fault.
 
 from __future__ import annotations
 
+import unicodedata
+
+# Characters that would break the one-line, printable form of a message:
+# control characters (a newline makes a two-line error), line and paragraph
+# separators, and lone surrogates (which no terminal encoding can print).
+_UNSAFE = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character, line separator and lone surrogate escaped.
+
+    The result prints as one line on any terminal, so a task name read from a
+    file can never split an error message or crash the print.
+
+    Examples
+    --------
+    >>> one_line("a\\nb"), one_line("t\\ud800"), one_line("naïve 名")
+    ('a\\\\nb', 't\\\\ud800', 'naïve 名')
+    """
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in _UNSAFE else c
+                   for c in text)
+
 
 class InstanceError(ValueError):
     """Invalid problem data, with the location of the fault in the message.
@@ -27,6 +52,12 @@ class InstanceError(ValueError):
     --------
     >>> str(InstanceError("time must be positive", source="tasks.json", task="t3", field="times.2"))
     'tasks.json: task t3: field times.2: time must be positive'
+
+    Every part is passed through :func:`one_line`, so the message is one
+    printable line whatever the data holds:
+
+    >>> str(InstanceError("bad", task="a\\nb"))
+    'task a\\\\nb: bad'
     """
 
     def __init__(self, message: str, *, source: str | None = None, task: str | None = None,
@@ -37,12 +68,12 @@ class InstanceError(ValueError):
         self.field = field
         parts = []
         if source:
-            parts.append(str(source))
+            parts.append(one_line(source))
         if task is not None:
-            parts.append(f"task {task}")
+            parts.append(f"task {one_line(task)}")
         if field:
-            parts.append(f"field {field}")
-        parts.append(message)
+            parts.append(f"field {one_line(field)}")
+        parts.append(one_line(message))
         super().__init__(": ".join(parts))
 
     def located(self, source: str) -> "InstanceError":
@@ -57,6 +88,10 @@ class UnknownGPUError(InstanceError):
 
 class GPUSpecError(InstanceError):
     """A user-defined GPU that breaks the MIG properties FAR relies on (Sec. 1.2)."""
+
+
+class OutputError(InstanceError):
+    """An output file that cannot be written (missing folder, no permission, disk full)."""
 
 
 class OptionError(InstanceError):

@@ -1,6 +1,6 @@
 """MIG-capable GPU models: slices, placements, repartitioning trees, reconfiguration times.
 
-Implements seed 000 (FAR, JPDC 2025) Sections 1.2 and 2.1: Figure 1 (valid
+Implements the FAR paper's Sections 1.2 and 2.1: Figure 1 (valid
 partitions), Figure 4 (repartitioning trees) and Table 1 (create / destroy
 times). A *placement* is an instance profile at a start slice. It computes on
 ``size`` slices and *occupies* ``slices`` (the slices no other instance may use
@@ -32,9 +32,10 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from instances.errors import GPUSpecError, UnknownGPUError
-from instances.files import read_json
+from instances import files
 
-__all__ = ["Placement", "GPUSpec", "get", "names", "register", "from_dict", "load", "BUILTIN"]
+__all__ = ["Placement", "GPUSpec", "get", "names", "register", "from_dict", "load", "BUILTIN",
+           "MAX_SLICES", "MAX_PLACEMENTS", "MAX_COMPATIBLE_SETS"]
 
 
 @dataclass(frozen=True, order=True)
@@ -332,13 +333,34 @@ class GPUSpec:
 # ---------------------------------------------------------------------------
 # Construction and validation
 
+#: Most slices of a user-defined GPU (MIG GPUs have 4, 7 or 8).
+MAX_SLICES = 64
+#: Most placements of a user-defined GPU (the A100 has 15).
+MAX_PLACEMENTS = 256
+#: Most sets of pairwise compatible placements (the A100 has 298). The
+#: partitions are enumerated over these sets, so they bound that work: a
+#: flat tree of 13 single slices under the root has 8,193; one of 16, 65,537
+#: (about a second); a binary tree over 16 slices, 458,330 (minutes).
+MAX_COMPATIBLE_SETS = 10_000
+
+_SPEC_FIELDS = ("name", "slices", "memory_per_slice_gb", "placements", "tree", "create_time", "destroy_time",
+                "memory_gb", "partitions")
+
+
+def _digits(text: str) -> int | None:
+    """The integer written as plain decimal digits without a leading zero, else None."""
+    if text.isascii() and text.isdigit() and str(int(text)) == text:
+        return int(text)
+    return None
+
+
 def _parse_key(text: Any, where: str, name: str) -> tuple[int, int]:
-    try:
-        size, start = str(text).split("@")
-        return int(size), int(start)
-    except ValueError:
+    parts = text.split("@") if isinstance(text, str) else []
+    nums = [_digits(x) for x in parts]
+    if len(nums) != 2 or None in nums:
         raise GPUSpecError(f"placement {text!r} must be written size@start, e.g. 3@4",
-                           source=name, field=where) from None
+                           source=name, field=where)
+    return nums[0], nums[1]  # type: ignore[return-value]
 
 
 def _times(raw: Any, sizes: tuple[int, ...], what: str, name: str) -> dict[int, float]:
@@ -346,14 +368,13 @@ def _times(raw: Any, sizes: tuple[int, ...], what: str, name: str) -> dict[int, 
         raise GPUSpecError(f"must map each size to seconds, got {type(raw).__name__}", source=name, field=what)
     out: dict[int, float] = {}
     for k, v in raw.items():
-        try:
-            s = int(k)
-            t = float(v)
-        except (TypeError, ValueError):
-            raise GPUSpecError(f"entry {k!r}: {v!r} is not size -> number", source=name, field=what) from None
-        if not (t >= 0 and t != float("inf")):
-            raise GPUSpecError(f"size {s}: {v!r} must be a finite number >= 0", source=name, field=what)
-        out[s] = t
+        s = _digits(k) if isinstance(k, str) else (k if isinstance(k, int) and not isinstance(k, bool) else None)
+        if s is None:
+            raise GPUSpecError(f"size {k!r} is not an integer written in plain digits", source=name,
+                               field=f"{what}.{k}")
+        if s in out:
+            raise GPUSpecError(f"size {s} is given twice", source=name, field=f"{what}.{k}")
+        out[s] = files.real(v, lo=0.0, source=name, field=f"{what}.{k}", error=GPUSpecError)
     missing = [s for s in sizes if s not in out]
     if missing:
         raise GPUSpecError(f"missing sizes {missing}", source=name, field=what)
@@ -361,6 +382,28 @@ def _times(raw: Any, sizes: tuple[int, ...], what: str, name: str) -> dict[int, 
     if extra:
         raise GPUSpecError(f"sizes {extra} have no placement", source=name, field=what)
     return out
+
+
+def _compatible_sets(root: tuple[int, int], tree: Mapping[tuple[int, int], tuple[tuple[int, int], ...]],
+                     cap: int) -> int:
+    """Number of sets of pairwise disjoint placements (the empty set included), capped at ``cap + 1``.
+
+    In a valid tree two placements share a slice exactly when one is an
+    ancestor of the other, so these sets are the antichains of the tree:
+    ``A(v) = 1 + prod A(child)`` (either ``v`` alone or a set per child).
+    """
+    order, stack = [], [root]
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        stack.extend(tree.get(k, ()))
+    count: dict[tuple[int, int], int] = {}
+    for k in reversed(order):
+        prod = 1
+        for c in tree.get(k, ()):
+            prod = min(prod * count[c], cap + 1)
+        count[k] = min(1 + prod, cap + 1)
+    return count[root]
 
 
 def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
@@ -372,6 +415,12 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
     placement in the tree exactly once), so that any combination of disjoint
     tree nodes is a valid partition.
 
+    Fields are read strictly (``"slices": 7.0`` or ``"7"`` is not an integer,
+    an unknown field is an error), and the size of a spec is bounded: at
+    most :data:`MAX_SLICES` slices, :data:`MAX_PLACEMENTS` placements and
+    :data:`MAX_COMPATIBLE_SETS` sets of compatible placements, so that no
+    spec makes the toolkit work without end.
+
     Examples
     --------
     >>> spec = {"name": "Toy2", "slices": 2, "memory_per_slice_gb": 8,
@@ -381,33 +430,51 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
     ...         "create_time": {"1": 0.1, "2": 0.1}, "destroy_time": {"1": 0.1, "2": 0.1}}
     >>> len(from_dict(spec).partitions())
     2
+    >>> from_dict({"name": "Huge", "slices": 10**9, "placements": []})
+    Traceback (most recent call last):
+    ...
+    instances.errors.GPUSpecError: Huge: field slices: must be an integer between 1 and 64, got 1000000000
     """
-    name = str(spec.get("name") or "custom")
+    if not isinstance(spec, Mapping):
+        raise GPUSpecError("a GPU spec must be an object", source=source, field="gpu")
+    raw_name = spec.get("name")
+    name = "custom" if raw_name is None else files.text(raw_name, empty=False, source=source, field="name",
+                                                        error=GPUSpecError)
     where = source or name
-    try:
-        num_slices = int(spec["slices"])
-    except (KeyError, TypeError, ValueError):
-        raise GPUSpecError("'slices' must be a positive integer", source=where, field="slices") from None
-    if num_slices < 1:
-        raise GPUSpecError("'slices' must be a positive integer", source=where, field="slices")
-    try:
-        mem_slice = float(spec.get("memory_per_slice_gb", 0.0))
-    except (TypeError, ValueError):
-        raise GPUSpecError("must be a number", source=where, field="memory_per_slice_gb") from None
+    files.no_unknown_fields(spec, _SPEC_FIELDS, source=where, error=GPUSpecError)
+    if "slices" not in spec:
+        raise GPUSpecError("missing 'slices' (the number of slices)", source=where, field="slices")
+    num_slices = files.integer(spec["slices"], lo=1, hi=MAX_SLICES, source=where, field="slices",
+                               error=GPUSpecError)
+    mem_slice = files.real(spec.get("memory_per_slice_gb", 0.0), lo=0.0, source=where, field="memory_per_slice_gb",
+                           error=GPUSpecError)
 
     raw_pl = spec.get("placements")
     if not isinstance(raw_pl, list) or not raw_pl:
         raise GPUSpecError("'placements' must be a non-empty list", source=where, field="placements")
+    if len(raw_pl) > MAX_PLACEMENTS:
+        raise GPUSpecError(f"{len(raw_pl)} placements; at most {MAX_PLACEMENTS} are supported", source=where,
+                           field="placements")
     by_key: dict[tuple[int, int], Placement] = {}
     for i, rp in enumerate(raw_pl):
         fld = f"placements[{i}]"
-        try:
-            size, start = int(rp["size"]), int(rp["start"])
-            occ = frozenset(int(x) for x in rp.get("slices", range(start, start + size)))
-        except (KeyError, TypeError, ValueError):
-            raise GPUSpecError("needs integer 'size', 'start' and a list 'slices'", source=where, field=fld) from None
-        if size < 1 or start < 0 or start + size > num_slices:
+        if not isinstance(rp, Mapping) or "size" not in rp or "start" not in rp:
+            raise GPUSpecError("needs integer 'size', 'start' and a list 'slices'", source=where, field=fld)
+        files.no_unknown_fields(rp, ("size", "start", "slices"), source=where, where=fld, error=GPUSpecError)
+        size = files.integer(rp["size"], lo=1, hi=num_slices, source=where, field=f"{fld}.size",
+                             error=GPUSpecError)
+        start = files.integer(rp["start"], lo=0, hi=num_slices - 1, source=where, field=f"{fld}.start",
+                              error=GPUSpecError)
+        if start + size > num_slices:
             raise GPUSpecError(f"{size}@{start} does not fit in {num_slices} slices", source=where, field=fld)
+        raw_occ = rp.get("slices", list(range(start, start + size)))
+        if not isinstance(raw_occ, list) or not raw_occ:
+            raise GPUSpecError("'slices' must be a non-empty list of slice numbers", source=where,
+                               field=f"{fld}.slices")
+        occ_list = [files.integer(x, source=where, field=f"{fld}.slices", error=GPUSpecError) for x in raw_occ]
+        occ = frozenset(occ_list)
+        if len(occ) != len(occ_list):
+            raise GPUSpecError(f"a slice is listed twice in {occ_list}", source=where, field=f"{fld}.slices")
         if not set(range(start, start + size)) <= occ or max(occ) >= num_slices or min(occ) < 0:
             raise GPUSpecError(f"{size}@{start}: occupied slices {sorted(occ)} must contain its compute "
                                f"slices and lie in 0..{num_slices - 1}", source=where, field=fld)
@@ -421,10 +488,15 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
     tree: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
     for parent_txt, kids_txt in raw_tree.items():
         pk = _parse_key(parent_txt, "tree", where)
+        if not isinstance(kids_txt, list):
+            raise GPUSpecError("must be a list of child placements such as \"1@0\"", source=where,
+                               field=f"tree.{parent_txt}")
         kids = tuple(_parse_key(c, f"tree.{parent_txt}", where) for c in kids_txt)
         for k in (pk, *kids):
             if k not in by_key:
                 raise GPUSpecError(f"tree names {k[0]}@{k[1]}, which is not a placement", source=where, field="tree")
+        if pk in tree:
+            raise GPUSpecError(f"{pk[0]}@{pk[1]} is a key twice (written two ways)", source=where, field="tree")
         tree[pk] = kids
 
     # property (1): a single tree over all placements
@@ -432,7 +504,8 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
     for pk, kids in tree.items():
         for c in kids:
             if c in parent_of:
-                raise GPUSpecError(f"{c[0]}@{c[1]} has two parents", source=where, field="tree")
+                raise GPUSpecError(f"{c[0]}@{c[1]} has two parents (or is listed twice)", source=where,
+                                   field="tree")
             parent_of[c] = pk
     roots = [k for k in by_key if k not in parent_of]
     full = frozenset(range(num_slices))
@@ -465,6 +538,11 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
     if len(order) != len(by_key):
         missing = sorted(set(by_key) - set(order))
         raise GPUSpecError(f"placements not reachable from the root: {missing}", source=where, field="tree")
+    sets = _compatible_sets(root, tree, MAX_COMPATIBLE_SETS)
+    if sets > MAX_COMPATIBLE_SETS:
+        raise GPUSpecError(f"the tree allows more than {MAX_COMPATIBLE_SETS:,} sets of compatible placements "
+                           f"(the A100 has 298); partitions could not be enumerated in reasonable time",
+                           source=where, field="tree")
 
     placements = tuple(by_key[k] for k in order)
     sizes = tuple(sorted({p.size for p in placements}))
@@ -482,8 +560,14 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
 
     listed = spec.get("partitions")
     if listed is not None:
+        if not isinstance(listed, list):
+            raise GPUSpecError("must be a list of partitions (lists of placements such as \"1@0\")",
+                               source=where, field="partitions")
         want = set()
         for i, part in enumerate(listed):
+            if not isinstance(part, list):
+                raise GPUSpecError("must be a list of placements such as \"1@0\"", source=where,
+                                   field=f"partitions[{i}]")
             keys = [_parse_key(x, f"partitions[{i}]", where) for x in part]
             if any(k not in by_key for k in keys):
                 raise GPUSpecError("names an unknown placement", source=where, field=f"partitions[{i}]")
@@ -498,11 +582,18 @@ def from_dict(spec: Mapping[str, Any], *, source: str | None = None) -> GPUSpec:
 
 
 def load(path: str | Path) -> GPUSpec:
-    """Read a GPU spec from a JSON file (see :func:`from_dict`) and register it by name."""
-    data = read_json(path, GPUSpecError)
+    """Read a GPU spec from a JSON file (see :func:`from_dict`) and register it by name.
+
+    A spec may not take the name of a built-in GPU with other data (it would
+    silently change what "A100" means for every later file).
+    """
+    data = files.read_json(path, GPUSpecError)
     if not isinstance(data, Mapping):
         raise GPUSpecError("the top level must be a JSON object", source=str(path))
     gpu = from_dict(data, source=str(path))
+    if gpu.name in BUILTIN and gpu != BUILTIN[gpu.name]:
+        raise GPUSpecError(f"{gpu.name!r} is a built-in GPU; give this spec another name", source=str(path),
+                           field="name")
     register(gpu)
     return gpu
 

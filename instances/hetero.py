@@ -40,6 +40,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from instances import files
 from instances.errors import InstanceError
 
 __all__ = [
@@ -92,6 +93,11 @@ def _check_number(value: Any, *, source, task, field, positive=False, nonneg=Fal
     if nonneg and value < 0:
         raise InstanceError(f"must be >= 0, got {value!r}", source=source, task=task, field=field)
     return value
+
+
+#: Largest completion time and weighted tardiness a problem may reach (far
+#: below the float range, so sums, scalings and penalties stay finite).
+MAX_TOTAL = 1e300
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,17 @@ class HeteroProblem:
             _check_number(t.deadline, source=src, task=t.name, field="deadline")
             _check_number(t.weight, source=src, task=t.name, field="weight", nonneg=True)
             _check_number(t.arrival, source=src, task=t.name, field="arrival", nonneg=True)
+        if self.tasks:
+            # every completion time is at most the last arrival plus all processing on the slowest
+            # GPU; a tardiness at most that minus the earliest deadline (when negative)
+            slowest = min(g.speed for g in self.gpus)
+            horizon = max(t.arrival for t in self.tasks) + sum(t.workload / slowest for t in self.tasks)
+            late = horizon + max(0.0, -min(t.deadline for t in self.tasks))
+            worst = sum(t.weight for t in self.tasks) * late
+            if not (horizon <= MAX_TOTAL and worst <= MAX_TOTAL):
+                raise InstanceError(f"numbers too large: completion times reach {horizon:.3g} and the weighted "
+                                    f"tardiness {worst:.3g} (at most {MAX_TOTAL:.0e} each, so that every sum "
+                                    "stays finite); express them in larger units", source=src, field="tasks")
 
     # -- derived arrays (numpy, index = position in tasks / gpus) ----------
     @property
@@ -223,17 +240,31 @@ class HeteroProblem:
 # JSON
 # ---------------------------------------------------------------------------
 
+_PROBLEM_FIELDS = ("name", "gpus", "tasks")
+_GPU_FIELDS = ("name", "model", "speed", "memory")
+_TASK_FIELDS = ("name", "workload", "memory", "deadline", "weight", "arrival")
+
+
 def from_dict(data: Any, source: str | None = None) -> HeteroProblem:
     """Build a problem from its JSON form (see :func:`save`), validating every field.
+
+    Fields are read strictly: an unknown field, a name that is not a string
+    or a number given as text raises :class:`InstanceError` naming it. A GPU
+    ``memory`` of ``null`` (or no ``memory``) means unlimited.
 
     Examples
     --------
     >>> from_dict({"gpus": [{"name": "g", "speed": 1}], "tasks": [{"name": "a", "workload": 3,
     ...            "deadline": 2}]}).p.tolist()
     [[3.0]]
+    >>> from_dict({"gpus": [{"name": "g", "speed": "1"}], "tasks": []}, source="h.json")
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: h.json: field gpus.g.speed: must be a number, got '1'
     """
     if not isinstance(data, dict):
         raise InstanceError("top level must be an object with 'gpus' and 'tasks'", source=source)
+    files.no_unknown_fields(data, _PROBLEM_FIELDS, source=source)
     for key in ("gpus", "tasks"):
         if not isinstance(data.get(key), list):
             raise InstanceError(f"missing or not a list: {key!r}", source=source, field=key)
@@ -241,40 +272,35 @@ def from_dict(data: Any, source: str | None = None) -> HeteroProblem:
     for k, g in enumerate(data["gpus"]):
         if not isinstance(g, dict):
             raise InstanceError("GPU entry must be an object", source=source, field=f"gpus[{k}]")
-        name = str(g.get("name", f"g{k}"))
+        name = files.name(g.get("name", f"g{k}"), source=source, field=f"gpus[{k}].name")
+        files.no_unknown_fields(g, _GPU_FIELDS, source=source, where=f"gpus.{name}")
         if "speed" not in g:
             raise InstanceError("missing", source=source, field=f"gpus.{name}.speed")
         mem = g.get("memory", None)
-        mem = math.inf if mem is None else _check_number(
-            mem, source=source, task=None, field=f"gpus.{name}.memory", nonneg=True)
-        gpus.append(GPU(name, _check_number(g["speed"], source=source, task=None,
-                                            field=f"gpus.{name}.speed", positive=True),
-                        mem, str(g.get("model", ""))))
+        mem = math.inf if mem is None else files.real(mem, lo=0.0, source=source, field=f"gpus.{name}.memory")
+        speed = files.real(g["speed"], positive=True, source=source, field=f"gpus.{name}.speed")
+        model = files.text(g.get("model", ""), source=source, field=f"gpus.{name}.model")
+        gpus.append(GPU(name, speed, mem, model))
     tasks = []
     for k, t in enumerate(data["tasks"]):
         if not isinstance(t, dict):
             raise InstanceError("task entry must be an object", source=source, field=f"tasks[{k}]")
-        name = str(t.get("name", f"t{k}"))
+        name = files.name(t.get("name", f"t{k}"), source=source, task=f"#{k}")
+        files.no_unknown_fields(t, _TASK_FIELDS, source=source, task=name)
         vals = {}
         for key, default in (("workload", None), ("memory", 0.0), ("deadline", None),
                              ("weight", 1.0), ("arrival", 0.0)):
             if key not in t and default is None:
                 raise InstanceError("missing", source=source, task=name, field=key)
-            vals[key] = _check_number(t.get(key, default), source=source, task=name, field=key)
+            vals[key] = files.real(t.get(key, default), source=source, task=name, field=key)
         tasks.append(Task(name, **vals))
-    return HeteroProblem(tuple(tasks), tuple(gpus), name=str(data.get("name", "")), source=source)
+    label = files.text(data.get("name", ""), source=source, field="name")
+    return HeteroProblem(tuple(tasks), tuple(gpus), name=label, source=source)
 
 
 def load(path: str | Path) -> HeteroProblem:
     """Read a problem from a JSON file; bad content raises :class:`InstanceError` naming the file."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InstanceError(f"not valid JSON ({exc.msg} at line {exc.lineno})", source=str(path)) from None
-    except OSError as exc:
-        raise InstanceError(f"cannot read ({exc.strerror})", source=str(path)) from None
-    return from_dict(data, source=str(path))
+    return from_dict(files.read_json(path), source=str(path))
 
 
 def save(problem: HeteroProblem, path: str | Path) -> None:
@@ -726,13 +752,25 @@ class Schedule:
 
     @classmethod
     def from_json(cls, text: str, source: str | None = None) -> "Schedule":
-        try:
-            data = json.loads(text)
-            assignments = [Assignment(str(e["task"]), str(e["gpu"]), float(e["start"]),
-                                      float(e["end"])) for e in data["tasks"]]
-            return cls(assignments, [str(t) for t in data.get("unscheduled", [])])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise InstanceError(f"not a schedule ({exc})", source=source) from None
+        """Read a schedule written by :meth:`to_json`; a malformed one raises :class:`InstanceError`."""
+        data = files.parse_json(text, source)
+        if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+            raise InstanceError("a schedule must be an object with a 'tasks' list", source=source, field="tasks")
+        files.no_unknown_fields(data, ("tasks", "unscheduled", "makespan"), source=source)
+        assignments = []
+        for k, e in enumerate(data["tasks"]):
+            where = f"tasks[{k}]"
+            if not isinstance(e, dict) or any(key not in e for key in ("task", "gpu", "start", "end")):
+                raise InstanceError("each entry needs 'task', 'gpu', 'start' and 'end'", source=source, field=where)
+            files.no_unknown_fields(e, ("task", "gpu", "start", "end"), source=source, where=where)
+            name = files.name(e["task"], source=source, field=f"{where}.task")
+            assignments.append(Assignment(name, files.name(e["gpu"], source=source, task=name, field="gpu"),
+                                          files.real(e["start"], source=source, task=name, field="start"),
+                                          files.real(e["end"], source=source, task=name, field="end")))
+        unscheduled = data.get("unscheduled", [])
+        if not isinstance(unscheduled, list):
+            raise InstanceError("must be a list of task names", source=source, field="unscheduled")
+        return cls(assignments, [files.name(t, source=source, field="unscheduled") for t in unscheduled])
 
 
 def evaluate_sequences(problem: HeteroProblem, sequences: Sequence[Sequence[int]]) -> Schedule:

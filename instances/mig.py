@@ -1,11 +1,11 @@
-"""The moldable MIG scheduling problem with reconfiguration (seed 000, FAR).
+"""The moldable MIG scheduling problem with reconfiguration (FAR paper).
 
 Everything about the MIG problem family, under one name:
 
 * problem data: :class:`Task`, :class:`Problem` (one batch), :class:`Workload`
   (several batches with release times), :func:`load` / :func:`save`;
 * schedules: :class:`Schedule`, :class:`ScheduledTask`, :class:`Reconfiguration`;
-* the independent checker :func:`check` (DESIGN.md rules 1-6);
+* the independent checker :func:`check` (the reconfiguration rules of the FAR paper, Sec. 2.1-2.2);
 * the Sec. 6.3 generator :func:`generate` (and :func:`generate_workload`);
 * Gantt charts: :func:`save_gantt`.
 
@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from instances import gpus
 from instances.errors import InstanceError
 from instances.mig_check import TOLERANCE, check, is_feasible
 from instances.mig_generator import (SCALING_PRESETS, TIME_PRESETS, class_counts, generate, generate_workload,
                                      scaling_shares)
-from instances.mig_plot import plot_schedule, save_gantt
+from instances.console import Parser, say
+from instances.mig_plot import MAX_PLOT_ENTRIES, plot_schedule, save_gantt, write_gantt
 from instances.mig_problem import Problem, Task, Workload, from_dict, load, save
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 from instances.mig_channel import OpChannel
@@ -43,53 +46,88 @@ __all__ = [
     "Schedule", "ScheduledTask", "Reconfiguration",
     "check", "is_feasible", "TOLERANCE",
     "generate", "generate_workload", "SCALING_PRESETS", "TIME_PRESETS", "scaling_shares", "class_counts",
-    "plot_schedule", "save_gantt", "main",
+    "plot_schedule", "save_gantt", "write_gantt", "main",
     "load_tasklist", "OpChannel",
 ]
 
 
+#: Largest batch ``generate`` writes (about 15 s; far beyond any experiment here).
+MAX_GENERATE_TASKS = 100_000
+
+
+def _int_in(lo: int, hi: int | None = None):
+    def parse(text: str) -> int:
+        digits = text[1:] if text.startswith("-") else text
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):  # no "1_0", " 3" or "٣"
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+        value = int(text)
+        if value < lo or (hi is not None and value > hi):
+            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {value}" if hi is not None
+                                             else f"must be >= {lo}, got {value}")
+        return value
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m instances.mig", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("generate", help="write a Sec. 6.3 synthetic batch as problem JSON")
-    g.add_argument("--n", type=int, required=True)
-    g.add_argument("--gpu", default="A100")
-    g.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS))
-    g.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS))
-    g.add_argument("--seed", type=int, default=0)
-    g.add_argument("--out", required=True)
-    c = sub.add_parser("check", help="check a schedule JSON against a problem JSON")
-    c.add_argument("problem")
-    c.add_argument("schedule")
-    pl = sub.add_parser("plot", help="draw a schedule JSON as a Gantt chart PNG")
-    pl.add_argument("schedule")
-    pl.add_argument("--out", default="gantt.png")
-    pl.add_argument("--problem", help="problem JSON (needed for a GPU that is not built in)")
+    """Run the command line; returns the exit status (0 done, 1 infeasible schedule, 2 bad input)."""
+    parser = Parser(prog="python -m instances.mig",
+                    description="Generate, check and draw MIG scheduling problems and schedules (FAR paper).")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{generate,check,plot}")
+    g = sub.add_parser("generate", help="write a synthetic batch (FAR paper, Sec. 6.3) as problem JSON",
+                       description="Write a synthetic batch (FAR paper, Sec. 6.3) as problem JSON.")
+    g.add_argument("--n", type=_int_in(1, MAX_GENERATE_TASKS), required=True, metavar="N",
+                   help=f"number of tasks, 1 to {MAX_GENERATE_TASKS:,} (required, no default)")
+    g.add_argument("--gpu", default="A100", help=f"GPU model, one of {', '.join(gpus.names())} (default: A100)")
+    g.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS),
+                   help="how task times scale with the instance size (default: MixedScaling)")
+    g.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS),
+                   help="range of the tasks' times (default: WideTimes)")
+    g.add_argument("--seed", type=_int_in(0), default=0,
+                   help="random seed, an integer >= 0; the same seed gives the same batch (default: 0)")
+    g.add_argument("--out", required=True, metavar="PATH", help="problem JSON file to write (required, no default)")
+    c = sub.add_parser("check", help="check a schedule JSON against a problem JSON",
+                       description="Check a schedule against a problem: print each violation, then 'feasible' "
+                                   "or the count. Exit status 0 feasible, 1 infeasible, 2 bad input.")
+    c.add_argument("problem", help="problem JSON file")
+    c.add_argument("schedule", help="schedule JSON file")
+    pl = sub.add_parser("plot", help="draw a schedule JSON as a Gantt chart",
+                        description=f"Draw a schedule as a Gantt chart (at most {MAX_PLOT_ENTRIES:,} tasks and "
+                                    "operations).")
+    pl.add_argument("schedule", help="schedule JSON file")
+    pl.add_argument("--out", default="gantt.png", metavar="PATH",
+                    help="image file to write; its suffix (.png, .pdf, .svg, ...) sets the format "
+                         "(default: gantt.png)")
+    pl.add_argument("--problem", metavar="PATH", default=None,
+                    help="problem JSON whose GPU the schedule uses, needed for a GPU that is not built in "
+                         "(default: the built-in GPU the schedule names)")
     args = parser.parse_args(argv)
     try:
         if args.cmd == "generate":
-            if args.n < 1:
-                parser.error("--n must be at least 1")
             save(generate(args.n, args.gpu, args.workload, args.times, args.seed), args.out)
-            print(f"wrote {args.out}")
+            say(f"wrote {args.out}")
             return 0
         if args.cmd == "check":
             problem = load(args.problem)
             schedule = Schedule.load(args.schedule, problem.gpu)
-            violations = check(problem, schedule)
+            ops, most = len(schedule.reconfigurations), 2 * problem.n
+            if ops > most:
+                # every instance runs a task and is destroyed at most once; without this
+                # cut-off the checker compares every pair of instances (minutes on a 1 MB file)
+                violations = [f"rule 2 (sessions): {ops} create/destroy operations for {problem.n} tasks; "
+                              f"a feasible schedule has at most {most}"]
+            else:
+                violations = check(problem, schedule)
             for v in violations:
-                print(v)
-            print("feasible" if not violations else f"{len(violations)} violation(s)")
+                say(v)
+            say("feasible" if not violations else f"{len(violations)} violation(s)")
             return 0 if not violations else 1
         gpu = load(args.problem).gpu if args.problem else None
         schedule = Schedule.load(args.schedule, gpu)
-        from instances import gpus
-
-        save_gantt(schedule, gpu or gpus.get(schedule.gpu), args.out)
-        print(f"wrote {args.out}")
+        write_gantt(schedule, gpu or gpus.get(schedule.gpu), args.out)
+        say(f"wrote {args.out}")
         return 0
     except InstanceError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(f"error: {exc}", file=sys.stderr)
         return 2
 
 

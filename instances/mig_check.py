@@ -44,7 +44,9 @@ TOLERANCE = 1e-6
 
 
 def _tol(*values: float) -> float:
-    return TOLERANCE * max(1.0, *(abs(v) for v in values if math.isfinite(v)))
+    # infinite times (an overflowed sum) must not widen the tolerance to inf; with only
+    # those, max() would get the bare 1.0 and fail, hence the list
+    return TOLERANCE * max([1.0, *(abs(v) for v in values if math.isfinite(v))])
 
 
 def _lt(a: float, b: float) -> bool:

@@ -1,4 +1,4 @@
-"""Synthetic MIG workloads, exactly as seed 000 Sec. 6.3 describes them.
+"""Synthetic MIG workloads, exactly as the FAR paper's Sec. 6.3 describes them.
 
 The generator takes the number of tasks n, the percentage p_s of tasks that
 scale well up to each instance size s, and the percentage p_sup of those
@@ -25,7 +25,7 @@ scale well up to each instance size s, and the percentage p_sup of those
   range is sub-linear;
 * times for slice counts that are not compute sizes of the GPU are discarded.
 
-Readings we had to choose (the seed is ambiguous; see the README):
+Readings we had to choose (the paper is ambiguous; see the README):
 
 * "clipped" is read as ``numpy.clip`` (a point mass at the bounds), not as a
   truncated normal;

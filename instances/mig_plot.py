@@ -22,10 +22,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from instances.errors import InstanceError, OutputError
 from instances.gpus import GPUSpec
 from instances.mig_schedule import Schedule
 
-__all__ = ["plot_schedule", "save_gantt"]
+__all__ = ["plot_schedule", "save_gantt", "write_gantt", "MAX_PLOT_ENTRIES"]
+
+#: Most tasks plus operations a command line draws: a Gantt chart with more is
+#: unreadable, and drawing 1,000 boxes already takes several seconds.
+MAX_PLOT_ENTRIES = 2_000
 
 
 def _runs(slices: Sequence[int]) -> list[tuple[int, int]]:
@@ -133,3 +138,46 @@ def save_gantt(schedules: Schedule | Sequence[Schedule], gpu: GPUSpec, path: str
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def write_gantt(schedules: Schedule | Sequence[Schedule], gpu: GPUSpec, path: str | Path,
+                titles: Sequence[str] | None = None) -> Path:
+    """:func:`save_gantt` for command lines: every failure is one :class:`InstanceError` line.
+
+    The image format (the suffix) is checked before drawing, a chart with more
+    than :data:`MAX_PLOT_ENTRIES` boxes is refused, and an unwritable path is
+    an :class:`instances.errors.OutputError` naming it.
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> try:
+    ...     write_gantt(mig.Schedule("A30", []), mig.gpus.get("A30"), "/nonexistent/g.png")
+    ... except InstanceError as exc:
+    ...     print(exc)
+    /nonexistent/g.png: cannot write (No such file or directory)
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    out = str(path)
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(out).suffix
+    if suffix.lower().lstrip(".") not in formats:
+        what = repr(suffix) if suffix else "(no suffix)"
+        raise InstanceError(f"unsupported image format {what}; use one of "
+                            f"{', '.join('.' + f for f in sorted(formats))}", source=out)
+    many = [schedules] if isinstance(schedules, Schedule) else list(schedules)
+    entries = sum(len(s.tasks) + len(s.reconfigurations) for s in many)
+    if entries > MAX_PLOT_ENTRIES:
+        raise InstanceError(f"{entries:,} tasks and operations; a chart draws at most {MAX_PLOT_ENTRIES:,}",
+                            field="schedule")
+    try:
+        return save_gantt(many, gpu, out, titles=titles)
+    except OSError as exc:
+        raise OutputError(f"cannot write ({exc.strerror or exc})", source=out) from None
+    except (ValueError, OverflowError) as exc:
+        # matplotlib refuses axis limits it cannot draw (times near the float range)
+        raise InstanceError(f"cannot draw this schedule ({exc})", source=out) from None

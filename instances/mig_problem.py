@@ -25,14 +25,15 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
 from instances import gpus
-from instances.errors import InstanceError
-from instances.files import read_json
+from instances.errors import GPUSpecError, InstanceError
+from instances import files
 from instances.gpus import GPUSpec
 
 __all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict"]
@@ -120,6 +121,7 @@ def _validate_names(tasks: Iterable[Task], source: str | None) -> None:
         if not isinstance(t.name, str) or not t.name:
             raise InstanceError("every task needs a non-empty string name", source=source, task=repr(t.name),
                                 field="name")
+        files.name(t.name, source=source, task=repr(t.name))
         if t.name in seen:
             raise InstanceError("task name used twice; names must be unique", source=source, task=t.name,
                                 field="name")
@@ -158,9 +160,7 @@ class Problem:
         _validate_names(tasks, source)
         for t in tasks:
             _validate_task(t, gpu, source)
-        if not (release >= 0 and math.isfinite(release)):
-            raise InstanceError(f"release {release!r} must be a finite number >= 0", source=source,
-                                field="release")
+        release = files.real(release, lo=0.0, source=source, field="release")
         object.__setattr__(self, "gpu", gpu)
         object.__setattr__(self, "tasks", tasks)
         object.__setattr__(self, "release", float(release))
@@ -270,65 +270,96 @@ def _read_gpu(raw: Any, source: str | None) -> GPUSpec:
         except InstanceError as exc:
             raise exc.located(source) if source else exc
     if isinstance(raw, Mapping):
-        return gpus.from_dict(raw, source=source)
-    raise InstanceError("must be a GPU name or a GPU spec object", source=source, field="gpu")
+        try:
+            return gpus.from_dict(raw, source=source)
+        except GPUSpecError as exc:  # an inline spec: its fields live under "gpu"
+            raise GPUSpecError(exc.reason, source=exc.source, task=exc.task,
+                               field=f"gpu.{exc.field}" if exc.field and exc.field != "gpu" else "gpu") from None
+    raise InstanceError(f"must be a GPU name or a GPU spec object, got {raw!r}", source=source, field="gpu")
 
 
-def _read_task(raw: Any, i: int, source: str | None) -> Task:
+def _read_size(key: Any, name: str, source: str | None) -> int:
+    """A size key of ``times``: the canonical decimal text of a positive integer ("1", not "01" or " 1")."""
+    if isinstance(key, str) and key.isascii() and key.isdigit() and str(int(key)) == key:
+        return int(key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    raise InstanceError(f"size {key!r} is not an integer written in plain digits (e.g. \"4\")", source=source,
+                        task=name, field=f"times.{key}")
+
+
+def _read_task(raw: Any, i: int, source: str | None, where: str = "tasks") -> Task:
     if not isinstance(raw, Mapping):
-        raise InstanceError("each task must be an object with 'name' and 'times'", source=source,
-                            field=f"tasks[{i}]")
-    name = raw.get("name")
-    if not isinstance(name, str) or not name:
-        raise InstanceError("missing or empty 'name'", source=source, task=f"#{i}", field="name")
+        raise InstanceError(f"each task must be an object with 'name' and 'times', got {raw!r}"[:200],
+                            source=source, field=f"{where}[{i}]")
+    name = files.name(raw.get("name"), source=source, task=f"#{i}", field="name")
+    files.no_unknown_fields(raw, _TASK_FIELDS, source=source, task=name)
     times = raw.get("times")
     if not isinstance(times, Mapping) or not times:
         raise InstanceError("'times' must be an object mapping each size to seconds", source=source, task=name,
                             field="times")
     parsed: dict[int, float] = {}
     for k, v in times.items():
-        try:
-            s = int(k)
-        except (TypeError, ValueError):
-            raise InstanceError(f"size {k!r} is not an integer", source=source, task=name,
-                                field=f"times.{k}") from None
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
+        s = _read_size(k, name, source)
+        if s in parsed:
+            raise InstanceError(f"size {s} is given twice", source=source, task=name, field=f"times.{k}")
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise InstanceError(f"time {v!r} is not a number", source=source, task=name, field=f"times.{k}")
-        parsed[s] = float(v)
+        parsed[s] = files.real(v, source=source, task=name, field=f"times.{k}")
     mem = raw.get("memory_gb")
-    if mem is not None and (isinstance(mem, bool) or not isinstance(mem, (int, float))):
-        raise InstanceError(f"{mem!r} is not a number", source=source, task=name, field="memory_gb")
-    unknown = set(raw) - {"name", "times", "memory_gb"}
-    if unknown:
-        raise InstanceError(f"unknown fields {sorted(unknown)}", source=source, task=name, field=sorted(unknown)[0])
-    return Task(name, parsed, None if mem is None else float(mem))
+    if mem is not None:
+        mem = files.real(mem, lo=0.0, source=source, task=name, field="memory_gb")
+    return Task(name, parsed, mem)
+
+
+_TASK_FIELDS = ("name", "times", "memory_gb")
+_PROBLEM_FIELDS = ("gpu", "release", "tasks")
+_WORKLOAD_FIELDS = ("gpu", "batches")
+_BATCH_FIELDS = ("release", "tasks")
 
 
 def _read_release(raw: Any, source: str | None, where: str) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        raise InstanceError(f"{raw!r} is not a number", source=source, field=where)
-    return float(raw)
+    return files.real(raw, lo=0.0, source=source, field=where)
 
 
 def from_dict(data: Mapping[str, Any], *, source: str | None = None) -> Problem | Workload:
-    """Build a :class:`Problem` (key ``tasks``) or :class:`Workload` (key ``batches``) from JSON data."""
+    """Build a :class:`Problem` (key ``tasks``) or :class:`Workload` (key ``batches``) from JSON data.
+
+    Every field is read strictly: an unknown field, a size written "01", a
+    time given as a string or a boolean raises :class:`InstanceError` naming
+    the field.
+
+    Examples
+    --------
+    >>> from_dict({"gpu": "A30", "tasks": [{"name": "a", "times": {"1": 4, "2": 2.5, "4": 1.5}}]}).n
+    1
+    >>> from_dict({"gpu": "A30", "relase": 5, "tasks": []})
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: field relase: unknown field; expected one of gpu, release, tasks
+    """
     if not isinstance(data, Mapping):
         raise InstanceError("the top level must be a JSON object", source=source)
     if "gpu" not in data:
         raise InstanceError("missing 'gpu'", source=source, field="gpu")
-    gpu = _read_gpu(data["gpu"], source)
     if "batches" in data:
+        files.no_unknown_fields(data, _WORKLOAD_FIELDS, source=source)
+        gpu = _read_gpu(data["gpu"], source)
         raw_batches = data["batches"]
         if not isinstance(raw_batches, list):
             raise InstanceError("'batches' must be a list", source=source, field="batches")
         batches = []
         for bi, rb in enumerate(raw_batches):
+            where = f"batches[{bi}]"
             if not isinstance(rb, Mapping) or not isinstance(rb.get("tasks"), list):
-                raise InstanceError("each batch needs a 'tasks' list", source=source, field=f"batches[{bi}]")
-            release = _read_release(rb.get("release", 0.0), source, f"batches[{bi}].release")
-            tasks = [_read_task(rt, i, source) for i, rt in enumerate(rb["tasks"])]
+                raise InstanceError("each batch needs a 'tasks' list", source=source, field=where)
+            files.no_unknown_fields(rb, _BATCH_FIELDS, source=source, where=where)
+            release = _read_release(rb.get("release", 0.0), source, f"{where}.release")
+            tasks = [_read_task(rt, i, source, f"{where}.tasks") for i, rt in enumerate(rb["tasks"])]
             batches.append(Problem(gpu, tasks, release, source=source))
         return Workload(gpu, batches, source=source)
+    files.no_unknown_fields(data, _PROBLEM_FIELDS, source=source)
+    gpu = _read_gpu(data["gpu"], source)
     raw_tasks = data.get("tasks")
     if not isinstance(raw_tasks, list):
         raise InstanceError("missing 'tasks' list (or 'batches' for a multi-batch workload)", source=source,
@@ -353,9 +384,12 @@ def load(path: str | Path) -> Problem | Workload:
     >>> load(path) == p
     True
     """
-    return from_dict(read_json(path), source=str(path))
+    return from_dict(files.read_json(path), source=str(path))
 
 
 def save(problem: Problem | Workload, path: str | Path) -> None:
-    """Write a problem or workload as JSON (floats written exactly, so load(save(p)) == p)."""
-    Path(path).write_text(json.dumps(problem.to_dict(), indent=1) + "\n")
+    """Write a problem or workload as JSON (floats written exactly, so load(save(p)) == p).
+
+    A path that cannot be written raises :class:`~instances.errors.OutputError` naming it.
+    """
+    files.write_text(path, json.dumps(problem.to_dict(), indent=1) + "\n")

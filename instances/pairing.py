@@ -48,6 +48,7 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -55,6 +56,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from instances import files
 from instances.errors import InstanceError
 
 __all__ = [
@@ -105,17 +107,16 @@ class Job:
     gpu_mem: float = 0.3
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise InstanceError("must be a non-empty string", task=str(self.name), field="name")
-        if not isinstance(self.app, str) or not self.app:
-            raise InstanceError("must be a non-empty string", task=self.name, field="app")
+        # one printable line each (no newline, no lone surrogate): names end up in CLI output
+        files.name(self.name, task=repr(self.name) if isinstance(self.name, str) else None)
+        files.name(self.app, task=self.name, field="app")
         t = self.solo_time
-        if not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t <= 0:
             raise InstanceError(f"must be a finite number > 0, got {t!r}", task=self.name,
                                 field="solo_time")
         for f in FEATURES:
             v = getattr(self, f)
-            if not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0.0 <= v <= 1.0):
                 raise InstanceError(f"must be in [0, 1], got {v!r}", task=self.name, field=f)
 
 
@@ -225,13 +226,16 @@ def load_jobs(path: str | Path) -> tuple[Job, ...]:
     jobs, seen = [], set()
     for line, row in rows:
         name = row["name"]
+        for c in ("name", "app", "solo_time"):
+            if not row[c]:
+                raise InstanceError(f"line {line}: empty {c}", source=path, task=name or None, field=c)
         try:
             kw = {c: _number(row[c], path, line, name, c) for c in ("solo_time",) + FEATURES
                   if row.get(c, "") != ""}
             job = Job(name, row["app"], **kw)
         except InstanceError as e:
-            raise InstanceError(f"line {line}: {e.reason}", source=path, task=e.task,
-                                field=e.field) from None
+            reason = e.reason if e.reason.startswith(f"line {line}:") else f"line {line}: {e.reason}"
+            raise InstanceError(reason, source=path, task=e.task, field=e.field) from None
         if name in seen:
             raise InstanceError(f"line {line}: duplicate job name", source=path, task=name,
                                 field="name")
@@ -243,47 +247,67 @@ def load_jobs(path: str | Path) -> tuple[Job, ...]:
 
 
 def _read_csv(path: str, required: Sequence[str], optional: Sequence[str] = ()):
-    """Rows of a CSV as (line number, dict), with a clear error for a bad header."""
-    try:
-        fh = open(path, newline="")
-    except OSError as e:
-        raise InstanceError(f"cannot read: {e.strerror}", source=path) from None
-    with fh:
-        reader = csv.reader(fh)
-        header = next(reader, None)
-        if header is None:
-            raise InstanceError("empty file (expected a header line)", source=path)
-        header = [h.strip() for h in header]
-        missing = [c for c in required if c not in header]
-        if missing:
-            raise InstanceError(f"header lacks column(s) {', '.join(missing)}; expected "
-                                f"{', '.join(required)}", source=path, field=missing[0])
-        unknown = [c for c in header if c not in required and c not in optional]
-        if unknown:
-            raise InstanceError(f"unknown column(s) {', '.join(unknown)}", source=path,
-                                field=unknown[0])
-        out = []
-        for row in reader:
-            line = reader.line_num
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != len(header):
-                raise InstanceError(f"line {line}: {len(row)} fields, header has {len(header)}",
-                                    source=path)
-            out.append((line, {h: c.strip() for h, c in zip(header, row)}))
+    """Rows of a CSV as (line number, dict), with a clear error for a bad header.
+
+    The file goes through :func:`instances.files.read_csv` (size bound,
+    UTF-8, strict quoting, one-line cells); a column named twice would let
+    the last one win silently, so it is an error.
+    """
+    rows = files.read_csv(path)
+    if not rows:
+        raise InstanceError("empty file (expected a header line)", source=path)
+    _, header = rows[0]
+    header = [h.strip() for h in header]
+    twice = sorted({h for h in header if header.count(h) > 1})
+    if twice:
+        raise InstanceError(f"column(s) {', '.join(map(repr, twice))} named twice in the header", source=path,
+                            field=twice[0])
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InstanceError(f"header lacks column(s) {', '.join(missing)}; expected "
+                            f"{', '.join(required)}", source=path, field=missing[0])
+    unknown = [c for c in header if c not in required and c not in optional]
+    if unknown:
+        raise InstanceError(f"unknown column(s) {', '.join(map(repr, unknown))}", source=path,
+                            field=unknown[0])
+    out = []
+    for line, row in rows[1:]:
+        if len(row) != len(header):
+            raise InstanceError(f"line {line}: {len(row)} fields, header has {len(header)}",
+                                source=path)
+        out.append((line, {h: c.strip() for h, c in zip(header, row)}))
     return out
 
 
+# A plain decimal number: ASCII digits, no '_' separators, no 'inf'/'nan'
+# words (float() would take all three).
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _number(text: str, path: str, line: int, task: str | None, fld: str) -> float:
-    try:
+    if _DECIMAL.fullmatch(text):
         v = float(text)
-    except ValueError:
-        raise InstanceError(f"line {line}: not a number: {text!r}", source=path, task=task,
-                            field=fld) from None
+    else:
+        try:
+            v = float(text)
+        except ValueError:
+            v = 0.0
+        if math.isfinite(v):
+            raise InstanceError(f"line {line}: not a number: {text!r}", source=path, task=task,
+                                field=fld)
     if not math.isfinite(v):
         raise InstanceError(f"line {line}: not finite: {text!r}", source=path, task=task,
                             field=fld)
     return v
+
+
+def _shares(text: str, path: str, line: int, task: str, fld: str) -> tuple[int, ...]:
+    """A share list such as ``16/16``: small non-negative integers in plain digits joined by '/'."""
+    parts = text.split("/")
+    if not all(p.isascii() and p.isdigit() and len(p) <= 6 for p in parts):
+        raise InstanceError(f"line {line}: expected integers joined by '/', got {text!r}", source=path,
+                            task=task, field=fld)
+    return tuple(int(p) for p in parts)
 
 
 # ---------------------------------------------------------------------------
@@ -699,12 +723,7 @@ class TableModel(SlowdownModel):
                                     source=path, task=app, field="corunners")
             shares = {}
             for fld in ("cores", "gpcs"):
-                try:
-                    shares[fld] = tuple(int(x) for x in row[fld].split("/"))
-                except ValueError:
-                    raise InstanceError(f"line {line}: expected integers joined by '/', got "
-                                        f"{row[fld]!r}", source=path, task=app,
-                                        field=fld) from None
+                shares[fld] = _shares(row[fld], path, line, app, fld)
                 if len(shares[fld]) != 1 + len(others):
                     raise InstanceError(f"line {line}: {len(shares[fld])} share(s) for "
                                         f"{1 + len(others)} job(s)", source=path, task=app,

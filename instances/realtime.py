@@ -1,4 +1,4 @@
-"""Contention-aware real-time GPU partitioning (seed 004, Zahaf et al.).
+"""Contention-aware real-time GPU partitioning (partitioning paper: Zahaf et al.).
 
 A GPU has ``M`` streaming multiprocessors (SMs). Periodic (sporadic) kernels,
 the *tasks*, are allocated to *partitions*: disjoint sets of SMs. Every job of
@@ -51,7 +51,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from instances.errors import InstanceError, OptionError
-from instances.files import read_json
+from instances import files
 
 __all__ = [
     "COMPUTE", "MEMORY", "TYPES", "PERIODS", "B_FACTOR", "K_CONFLICT",
@@ -80,7 +80,7 @@ _REL = 1e-9  # relative tolerance of every "<=" between float times
 
 
 class RealtimeError(InstanceError):
-    """Invalid real-time partitioning data (seed 004)."""
+    """Invalid real-time partitioning data."""
 
 
 # --------------------------------------------------------------------------- data
@@ -251,17 +251,34 @@ class Solution:
                            "total_sms": self.total_sms})
 
     @classmethod
-    def from_json(cls, text: str, problem: RealtimeProblem | None = None) -> "Solution":
-        data = json.loads(text)
+    def from_json(cls, text: str, problem: RealtimeProblem | None = None, *,
+                  source: str | None = None) -> "Solution":
+        """Read a solution written by :meth:`to_json`; tasks are names when ``problem`` is given,
+        indices otherwise. A malformed solution raises :class:`RealtimeError`."""
+        data = files.parse_json(text, source, RealtimeError)
+        if not isinstance(data, dict) or not isinstance(data.get("partitions"), list):
+            raise RealtimeError("expected an object with a 'partitions' list", source=source,
+                                field="partitions")
+        files.no_unknown_fields(data, ("partitions", "total_sms"), source=source, error=RealtimeError)
         index = {t.name: i for i, t in enumerate(problem.tasks)} if problem else None
         parts = []
         for k, p in enumerate(data["partitions"]):
-            try:
-                ids = tuple(index[x] if index is not None else int(x) for x in p["tasks"])
-            except KeyError as exc:
-                raise RealtimeError(f"unknown task {exc.args[0]!r}",
-                                    field=f"partitions.{k}.tasks") from None
-            parts.append(Partition(int(p["size"]), ids))
+            where = f"partitions.{k}"
+            if not isinstance(p, dict) or not isinstance(p.get("tasks"), list) or "size" not in p:
+                raise RealtimeError("each partition needs a 'size' and a 'tasks' list", source=source,
+                                    field=where)
+            files.no_unknown_fields(p, ("size", "tasks"), source=source, where=where, error=RealtimeError)
+            ids = []
+            for x in p["tasks"]:
+                if index is None:
+                    ids.append(files.integer(x, lo=0, source=source, field=f"{where}.tasks",
+                                             error=RealtimeError))
+                elif isinstance(x, str) and x in index:
+                    ids.append(index[x])
+                else:
+                    raise RealtimeError(f"unknown task {x!r}", source=source, field=f"{where}.tasks")
+            size = files.integer(p["size"], source=source, field=f"{where}.size", error=RealtimeError)
+            parts.append(Partition(size, tuple(ids)))
         return cls(tuple(parts))
 
 
@@ -712,31 +729,60 @@ def efficiency(problem: RealtimeProblem, solution: Solution) -> float:
 # --------------------------------------------------------------------------- I/O
 
 
+#: Most SMs of a GPU read from a file (the H100 has 132). Heuristics and
+#: exact models loop over partition sizes 1..M, so M bounds their work.
+MAX_SMS = 1024
+
+_TASK_FIELDS = ("name", "period", "deadline", "type", "a_n", "b_n", "a_c", "b_c")
+
+
 def from_dict(data: Any, source: str | None = None) -> RealtimeProblem:
     """Build a problem from ``{"sms": M, "tasks": [{"name", "period", "deadline",
-    "type", "a_n", "b_n", "a_c", "b_c"}]}``; ``deadline`` defaults to the period."""
+    "type", "a_n", "b_n", "a_c", "b_c"}]}``; ``deadline`` defaults to the period.
+
+    Fields are read strictly (an unknown field, a number given as text, a
+    name that is not a string are errors) and ``sms`` is at most
+    :data:`MAX_SMS`.
+
+    Examples
+    --------
+    >>> from_dict({"sms": 8, "tasks": [{"name": "k", "period": 10, "type": "compute", "a_n": 4}]}).n
+    1
+    >>> from_dict({"sms": 8, "tasks": [{"name": "k", "period": "10", "type": "compute", "a_n": 4}]})
+    Traceback (most recent call last):
+    ...
+    instances.realtime.RealtimeError: task k: field period: must be a number, got '10'
+    """
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise RealtimeError("expected an object with a 'tasks' list", source=source,
                             field="tasks")
+    files.no_unknown_fields(data, ("sms", "tasks"), source=source, error=RealtimeError)
+    sms = files.integer(data.get("sms", 68), lo=1, hi=MAX_SMS, source=source, field="sms", error=RealtimeError)
     tasks = []
     for k, td in enumerate(data["tasks"]):
         if not isinstance(td, dict):
             raise RealtimeError("task entry must be an object", source=source,
                                 field=f"tasks.{k}")
-        name = str(td.get("name", f"t{k}"))
+        name = files.name(td.get("name", f"t{k}"), source=source, task=f"#{k}", error=RealtimeError)
+        files.no_unknown_fields(td, _TASK_FIELDS, source=source, task=name, error=RealtimeError)
         for fld in ("period", "type", "a_n"):
             if fld not in td:
                 raise RealtimeError("missing", source=source, task=name, field=fld)
-        a_n = td["a_n"]
-        b_n = td.get("b_n", 0.0)
-        tasks.append(Task(name, td["period"], td.get("deadline", td["period"]), td["type"],
-                          a_n, b_n, td.get("a_c", a_n), td.get("b_c", b_n)))
-    return RealtimeProblem(tuple(tasks), sms=data.get("sms", 68), source=source)
+
+        def num(fld: str, default: Any = None) -> float:
+            return files.real(td.get(fld, default), source=source, task=name, field=fld, error=RealtimeError)
+
+        kind = files.text(td["type"], source=source, task=name, field="type", error=RealtimeError)
+        period, a_n = num("period"), num("a_n")
+        b_n = num("b_n", 0.0)
+        tasks.append(Task(name, period, num("deadline", period), kind, a_n, b_n, num("a_c", a_n),
+                          num("b_c", b_n)))
+    return RealtimeProblem(tuple(tasks), sms=sms, source=source)
 
 
 def load(path: str | Path) -> RealtimeProblem:
     """Read a problem JSON file (see :func:`from_dict`)."""
-    return from_dict(read_json(path, RealtimeError), source=str(path))
+    return from_dict(files.read_json(path, RealtimeError), source=str(path))
 
 
 def save(problem: RealtimeProblem, path: str | Path) -> None:

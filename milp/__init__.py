@@ -38,6 +38,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...], str]] = {
 _registered: dict[type, tuple[str, Callable[..., Result]]] = {}
 
 
+@opt.known_options
 def register(problem_type: type, family: str, solve: Callable[..., Result]) -> None:
     """Make :func:`solve_optimal` solve ``problem_type`` with ``solve`` (for a family of your own).
 
@@ -62,6 +63,7 @@ def _lookup(problem: Any) -> tuple[str, Callable[..., Result]]:
                     f"({', '.join(FAMILIES)}); see milp.register")
 
 
+@opt.known_options
 def family_of(problem: Any) -> str:
     """Name of the problem's family (``"mig"``, ``"hetero"``, ...).
 
@@ -91,8 +93,8 @@ def solve_optimal(problem: Any, backend: str | None = None, **options: Any) -> R
     **options
         Passed to the family's solver. Every family takes ``time_limit``
         (seconds, ``None`` for none; model building counts, the one-time
-        import of Pyomo by the first ``"highs"`` solve of a process, about
-        1-2 s, does not) and ``workers``;
+        import of the solver library by the first solve of a process does
+        not: about 0.5 s for OR-Tools, 1-2 s for Pyomo) and ``workers``;
         MIG also ``reconfiguration``, ``hint`` and ``lower_bound``. Bad values
         raise :class:`~instances.errors.OptionError`.
 

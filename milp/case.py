@@ -59,7 +59,7 @@ from heuristics.case import simulate
 from instances import options as opt
 from instances.case import Hold, JobRun, TaskRun, Trace, Workload, check, eligible_instances
 from instances.errors import OptionError, SolverError
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.result import TOLERANCE, Result
 
@@ -99,6 +99,7 @@ def _memories(w: Workload) -> list[float]:
     return [t.memory_gb * MB for j in w.jobs for t in j.tasks] + [i.memory_gb * MB for i in w.config.instances]
 
 
+@known_options
 def grid(w: Workload) -> tuple[float, bool, float, bool]:
     """``(resolution, times on it, memory unit, memories on it)`` chosen from the data.
 

@@ -153,6 +153,9 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     ------
     OptionError
         For a bad option value or an option the backend does not know.
+    InstanceError
+        For times so large that schedules would overflow (see
+        :func:`heuristics.far_tree.check_scale`).
     """
     seconds = opt.time_limit(time_limit)
     if not isinstance(problem, (Problem, Workload)):
@@ -172,10 +175,14 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
 
         check_solver(backend)
     from heuristics import far  # noqa: F401 - imported here for the same reason
+    from heuristics.far_tree import check_scale
 
     deadline = opt.Deadline(seconds)
     if not reconfiguration:
         problem = problem.without_reconfiguration()
+    # the starting schedules (FAR's, or every task in turn) must not overflow to inf s either:
+    # the same bound as the heuristics, a clear InstanceError instead of a failed check
+    check_scale(problem)
     hint = _check_hint(problem, hint)
     one_release = len(set(problem.releases().values())) <= 1
     if options.get("model") == "laminar" and (problem.gpu.reconfigurable or not one_release):

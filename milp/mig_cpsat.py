@@ -48,7 +48,7 @@ from instances.errors import SolverError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.result import TOLERANCE, Result
 
@@ -122,6 +122,7 @@ def _chain(problem: ProblemLike) -> int:
     return (3 * n + 1) if problem.gpu.reconfigurable else (n + 1)
 
 
+@known_options
 def choose_resolution(problem: ProblemLike, lower_bound: float, horizon: float) -> float:
     """Units per second, a power of two, from the data.
 
@@ -144,6 +145,7 @@ def choose_resolution(problem: ProblemLike, lower_bound: float, horizon: float) 
     return 2.0 ** min(math.ceil(math.log2(need)), math.floor(math.log2(cap)))
 
 
+@known_options
 def session_slots(problem: ProblemLike, placement: Placement, upper_bound: float | None = None,
                   scale: Scale | None = None) -> int:
     """The exact session-slot bound K_p of the session model.
@@ -185,6 +187,7 @@ def session_slots(problem: ProblemLike, placement: Placement, upper_bound: float
     return max(m, 1) if n_p else 0
 
 
+@known_options
 def tree_schedule(problem: ProblemLike, assignment: dict[str, Placement]) -> mig.Schedule:
     """Optimal schedule of a fixed assignment without reconfiguration, one release time.
 
@@ -538,6 +541,7 @@ def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, w
     return max(lb_units, int(math.floor(bound + 1e-9)))
 
 
+@known_options
 def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Schedule, hint: mig.Schedule | None,
                 workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
                 resolution: float | None = None, symmetry: bool = True, redundant: bool = True,

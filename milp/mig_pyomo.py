@@ -51,7 +51,7 @@ from instances.errors import OptionError, SolverError
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions, sessionize
 from instances.mig_schedule import Schedule, ScheduledTask
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 from milp.highs import solve_highs
 from milp.mig_pyomo_plan import best_plan, improve_channel
 from milp.result import Result
@@ -78,6 +78,7 @@ class _OutOfTime(Exception):
 # ---------------------------------------------------------------------------
 # The model
 
+@known_options
 def build_model(problem: AnyProblem, horizon: float, lower_bound: float = 0.0, sessions: bool = True,
                 deadline: Deadline | None = None) -> pe.ConcreteModel:
     """The Pyomo MILP (``docs/models/mig_pyomo.md``) in the problem's own time units.
@@ -426,6 +427,7 @@ def _read_plan(m: pe.ConcreteModel, problem: AnyProblem) -> TimedPlan:
 # ---------------------------------------------------------------------------
 # Scaling
 
+@known_options
 def time_unit(makespan: float) -> float:
     """Seconds per model unit: the power of two that puts ``makespan`` near 256 units.
 
@@ -440,6 +442,7 @@ def time_unit(makespan: float) -> float:
     return 2.0 ** round(math.log2(makespan / 256.0)) if makespan > 0 else 1.0
 
 
+@known_options
 def scaled(problem: AnyProblem, unit: float) -> AnyProblem:
     """The problem with every time (tasks, create/destroy, releases) divided by ``unit``.
 
@@ -482,12 +485,16 @@ def _unscaled(problem: AnyProblem, plan: TimedPlan) -> Schedule:
 # ---------------------------------------------------------------------------
 # Solvers
 
+@known_options
 def check_solver(solver: str) -> None:
     """Raise :class:`OptionError` unless Pyomo can run ``solver`` (HiGHS is checked when it runs)."""
     if solver in ("highs", "appsi_highs"):
         import pyomo.contrib.appsi.solvers.highs  # noqa: F401 - load it before any deadline starts
 
         return
+    if solver == "pyomo":
+        # Pyomo's generic ASL plugin takes its own command-line tool for a solver and crashes running it
+        raise OptionError("'pyomo' is the modelling layer, not a solver: use 'highs' (or 'cpsat')", field="backend")
     factory = pe.SolverFactory(solver)
     if factory is None or not factory.available(exception_flag=False):
         raise OptionError(f"solver {solver!r} is not available to Pyomo on this machine (use 'cpsat' or 'highs')",
@@ -574,6 +581,7 @@ def _solve_model(problem: AnyProblem, sessions: bool, deadline: Deadline, solver
     return max(floor, bound) if bound is not None else floor, plan, info
 
 
+@known_options
 def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule, hint: Schedule | None,
                 workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
                 solver: str = "highs", relaxation: bool = True, log: bool = False) -> Result:

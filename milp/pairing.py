@@ -55,7 +55,7 @@ import numpy as np
 from heuristics.pairing import algorithm1
 from instances import options as opt
 from instances.errors import OptionError, SolverError
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 from instances.pairing import Costs, PairingProblem, Plan, WeightedQueue, check, costs_of
 from milp import cpsat
 from milp.highs import solve_highs
@@ -73,6 +73,7 @@ _INT_BUDGET = 2.0 ** 60
 _HIGHS_MARGIN = 1e-9
 
 
+@known_options
 def candidate_sets(costs: Costs, concurrency: int) -> tuple[list[tuple[int, ...]], np.ndarray]:
     """Every allowed job set with a finite time that does not lose to its solo runs, and those times.
 
@@ -113,6 +114,7 @@ def _share_bound(sets: list[tuple[int, ...]], times: np.ndarray, W: int) -> floa
     return float(share.sum()) * (1 - 1e-12)   # float round-off of the sum, on the safe side
 
 
+@known_options
 def resolution_for(bound: float, W: int, total: float) -> float:
     """Seconds per integer unit: fine enough for :data:`milp.TOLERANCE`, coarse enough for int64.
 

@@ -68,7 +68,7 @@ from heuristics.realtime import partition_and_allocate
 from instances import options as opt
 from instances import realtime as rt
 from instances.errors import OptionError, SolverError
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.highs import solve_highs
 from milp.result import Result
@@ -87,6 +87,7 @@ _INT_BUDGET = 2**60
 _HANDOVER = 2.5
 
 
+@known_options
 def model_data(problem: rt.RealtimeProblem) -> dict[str, Any]:
     """Per-task density coefficients of the linear model (see module docstring).
 
@@ -337,6 +338,7 @@ def _solve_highs(problem, data, deadline, workers, capacity, best, lb, log):
 # --------------------------------------------------------------------------- enumeration
 
 
+@known_options
 def min_size(problem: rt.RealtimeProblem, tasks: list[int], test: str,
              lo: int = 1) -> int | None:
     """Smallest partition size on which ``tasks`` are schedulable (``None`` if > M).

@@ -124,6 +124,7 @@ def test_writing_turns_os_errors_into_one_line(tmp_path, capsys):
     ["benchmarks.realtime", "--out", "{file}"],
     ["benchmarks.case", "--png", "{file}/fig4.png"],
     ["benchmarks.case", "--png", "{dir}"],
+    ["benchmarks.case", "--png", "{dir}/fig4.xyz"],
 ])
 def test_unwritable_output_is_one_line_exit_2_no_traceback(argv, tmp_path):
     afile = tmp_path / "plain.txt"
@@ -147,3 +148,31 @@ def test_closed_pipe_is_not_a_traceback():
 
 def test_description_is_the_first_paragraph_without_markup():
     assert common.description(compare.__doc__).startswith("python -m benchmarks.compare --n 12: every MIG method")
+
+
+@pytest.mark.parametrize("name", ["far_speed", "hetero"])
+def test_help_of_the_other_commands_gives_every_default(name, capsys):
+    import importlib
+
+    main = importlib.import_module(f"benchmarks.{name}").main
+    options = _option_paragraphs(_help(main, capsys))
+    missing = [o for o, para in options.items() if o != "--help" and "default" not in para.lower()]
+    assert missing == [], f"{name}: options without a stated default: {missing}"
+    assert "seed 0" not in _help(main, capsys)  # papers are cited by name, not by internal numbers
+    with pytest.raises(SystemExit) as exc:
+        main(["--no-such-option"])
+    assert exc.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_bad_data_found_mid_run_is_one_line_exit_2(tmp_path):
+    """A slowdown table that loads but lacks a measurement the run needs once ended in a traceback."""
+    from instances import pairing as pairing_data
+
+    table = tmp_path / "t.csv"
+    table.write_text("\n".join(pairing_data.SAMPLE_TABLE.read_text().splitlines()[:6]) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.pairing", "--W", "2", "--seeds", "1", "--exact-max-W",
+                           "0", "--triple-W", "--timing-W", "0", "--p-total", "350", "--quiet", "--table", str(table)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "no measurement" in lines[0], proc.stderr

@@ -85,7 +85,7 @@ def test_compare_local_processes_and_dask_agree():
 def test_paper_prints_the_same_tables_local_and_on_dask(capsys):
     # every table, with Table 4's exact column on instances small enough to be proven in any run
     argv = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1",
-            "--markdown", "--quiet"]
+            "--far-opt-reps", "1", "--far-opt-n", "3", "--far-opt-time-limit", "10", "--markdown", "--quiet"]
     assert paper.main(argv) == 0
     local = capsys.readouterr().out
     assert paper.main(argv + ["--executor", "dask", "--jobs", "2"]) == 0

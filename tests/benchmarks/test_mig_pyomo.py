@@ -26,3 +26,32 @@ def test_bad_arguments_exit_2(args, capsys):
         mig_pyomo.main(args + ["--quiet"])
     assert exc.value.code == 2
     assert "error" in capsys.readouterr().err
+
+
+def _fixed(rows):
+    # (n, proven, runs, gap, closed by R): everything but the times
+    return [(n, proven, runs, gap, by_r) for n, _, _, proven, runs, gap, by_r in rows]
+
+
+def test_local_and_dask_agree():
+    from benchmarks import executor
+
+    local = mig_pyomo.run([2, 3], 2, True, gpu="A30", quiet=True)
+    assert all(row[3] == row[4] for row in local)  # all proven: the comparison is exact
+    dask = mig_pyomo.run([2, 3], 2, True, gpu="A30", quiet=True, executor=executor.Executor("dask", jobs=1))
+    assert _fixed(dask) == _fixed(local)
+
+
+def test_markdown_table(capsys):
+    assert mig_pyomo.main(["--n", "2", "--seeds", "1", "--gpu", "A30", "--reconfiguration", "--quiet",
+                           "--markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "| n | median (with reconfiguration) | proven (median gap of the unproven) | closed by R |"
+    assert lines[4].startswith("| 2 | ") and lines[4].endswith(" s | 1/1 | 1 |") and len(lines) == 5
+
+
+def test_help_shows_defaults(capsys):
+    with pytest.raises(SystemExit):
+        mig_pyomo.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 60.0)" in text and "(default: A100)" in text and "--executor" in text

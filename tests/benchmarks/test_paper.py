@@ -7,7 +7,8 @@ import pytest
 from benchmarks import paper
 from heuristics import mig as mig_heuristics
 
-TINY = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1", "--quiet"]
+TINY = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1", "--quiet",
+        "--far-opt-reps", "1", "--far-opt-n", "3", "--far-opt-time-limit", "10"]
 
 
 def test_paper_runs_on_tiny_reps(capsys):
@@ -87,3 +88,47 @@ def test_paper_cells_are_reproducible():
     assert a == b
     for cells in a.values():
         assert all(v["failed"] == 0 and v["mean"] >= 0.5 for v in cells.values())  # none twice as fast as FAR
+
+
+def test_tables_6_to_9_markdown_and_settings(capsys):
+    argv = ["--tables", "6", "7", "8", "9", "--reps", "1", "--quiet", "--markdown"]
+    assert paper.main(argv) == 0
+    default = capsys.readouterr().out
+    for t in (6, 7, 8, 9):
+        assert f"Table {t}, " in default
+    assert "| PoorScaling, NarrowTimes | " in default and "(0.31)" in default and "(84.42)" in default
+    assert "difference" not in default and "setting:" not in default
+    assert paper.main(argv + ["--setting", "ties=reference,refined=every,release=end"]) == 0
+    other = capsys.readouterr().out
+    assert "setting: ties=reference, refined=every, release=end" in other and other != default
+
+
+def test_setting_releases_and_errors():
+    from instances import mig
+
+    w = paper.Generator().workload([4, 4, 4], [0.0] * 3, "MixedScaling", "WideTimes", 3)
+    assert paper.Setting().releases(w.batches) == [0.0, 0.0, 0.0]
+    end = paper.Setting(release="end").releases(w.batches)
+    half = paper.Setting(release="half").releases(w.batches)
+    assert end[0] == 0.0 < end[1] < end[2] and half == [x / 2 for x in end]
+    gap = paper.Setting(release="gap", gap=2.0).workload(w)
+    assert [b.release for b in gap.batches][1] > 0 and mig.check(gap, __import__("heuristics.far").far.schedule(gap)) == []
+    with pytest.raises(ValueError):
+        paper.Setting.parse("tie=ours")
+    with pytest.raises(ValueError, match="release"):
+        paper.Setting(release="later")
+
+
+def test_candidates_summary(capsys):
+    assert paper.main(["--tables", "9", "--candidates", "--reps", "1", "--quiet", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| table | setting | mean abs diff | max abs diff | mean paper | reproduces |" in out
+    rows = [line for line in out.splitlines() if line.startswith("| 9 |")]
+    assert len(rows) == len(paper.CANDIDATES["9"])
+
+
+def test_bad_setting_argument(capsys):
+    with pytest.raises(SystemExit) as exc:
+        paper.main(["--setting", "release=soon"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.startswith("python -m benchmarks.paper: error: ")

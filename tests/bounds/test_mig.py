@@ -1,4 +1,4 @@
-"""Lower bounds, approximation factors and competitive ratios of the MIG family (seed 000, Sec. 5, 6.4)."""
+"""Lower bounds, approximation factors and competitive ratios of the MIG family (FAR paper, Sec. 5, 6.4)."""
 
 from __future__ import annotations
 

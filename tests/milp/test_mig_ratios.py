@@ -1,4 +1,4 @@
-"""The paper's guarantees as checks against the exact optimum (seed 000, Sec. 5 and 6.4).
+"""The paper's guarantees as checks against the exact optimum (FAR paper, Sec. 5 and 6.4).
 
 * lower bound <= OPT(no reconf) <= OPT(reconf) <= FAR (same reconfiguration times);
 * FAR's schedules are feasible for the exact model: its assignment, fixed in
