@@ -164,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=positive_float, default=60.0, help="exact limit per instance (s)")
     parser.add_argument("--ils-time", type=positive_float, default=0.5, help="ILS time limit per instance (s)")
     parser.add_argument("--ils-iters", type=nonnegative_int, default=None,
-                        help="also stop ILS after this many kicks (deterministic runs)")
+                        help="also stop ILS after this many kicks, for deterministic runs (default: no kick limit)")
     parser.add_argument("--workers", type=positive_int, default=1, help="solver threads")
     ex.add_arguments(parser)
     add_markdown(parser)

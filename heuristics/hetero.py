@@ -437,6 +437,7 @@ def _priority_orders(problem: HeteroProblem) -> list[list[int]]:
     return orders
 
 
+@known_options
 def single_machine_view(problem: HeteroProblem):
     """``(gpu, tasks, start)`` when every schedulable task can only use one
     GPU and all arrive together (the single-machine case), else ``None``."""
