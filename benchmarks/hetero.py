@@ -1,110 +1,192 @@
-"""Heterogeneous-GPU comparison: the seed's heuristics and ILS against the optimum.
+"""``python -m benchmarks.hetero``: heterogeneous GPUs: the paper's heuristics and ILS against the exact models.
 
-``python -m benchmarks.hetero`` generates small instances
-(:func:`instances.hetero.generate`, n = 8..12 tasks on a T4 + V100 + A100-80GB
-cluster by default), solves each exactly with CP-SAT, and prints per n and
-method: how often the method reaches the optimum, the mean gap
-(value - OPT) / max(OPT, 1), the mean deadline miss rate (eq. 10), the mean
-utilisation (eq. 12) and the mean time.
+Generates instances (:func:`instances.hetero.generate`: ``--n`` tasks with
+arrivals on a cluster of ``--gpus``, by default T4 + V100 + A100-80GB),
+solves each with an exact backend (``--backend``, default ``cpsat``; both
+models are warm-started from the ILS and given the Lagrangian bound of
+:mod:`bounds.hetero_multi`) within ``--time-limit`` seconds, and runs every
+heuristic of :data:`heuristics.hetero.METHODS` (FIFO, Greedy (EFT) and
+SAGreedy of the heterogeneous-GPU weighted-tardiness paper, Sec. III, and
+the ILS).
+
+Two tables. *Exact*: per n, how many instances are proven optimal, the mean
+and worst gap (objective - bound) / objective of the others, and the times.
+*Heuristics*: per n and method, how often the method reaches the best value
+known (the exact model's, optimal where proven), the mean gap
+(value - best) / max(best, 1), the mean deadline miss rate (eq. 10), the
+mean utilisation (eq. 12) and the mean time. Every schedule is checked; a
+heuristic below a proven optimum stops the run with an error.
+
+Every instance is one independent task of :mod:`benchmarks.executor`
+(``--executor local|dask``, ``--scheduler``, ``--jobs``).
 
 Examples
 --------
 ``python -m benchmarks.hetero --quiet``
-``python -m benchmarks.hetero --n 8,10,12 --seeds 10 --gpus T4,L4,H100``
+``python -m benchmarks.hetero --n 12,20,30 --seeds 5 --time-limit 60``
+``python -m benchmarks.hetero --n 8,10,12 --seeds 10 --gpus T4,L4,H100 --markdown``
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
-import sys
 import time
+from dataclasses import dataclass
+from typing import Any, Sequence
 
-from benchmarks import common
-from instances import hetero
+from benchmarks import executor as ex
+from benchmarks.common import (Parser, add_markdown, add_quiet, description, fmt, fraction,
+                               markdown_table, nonnegative_int, positive_float, positive_int, run_cli)
 from heuristics import hetero as heur
+from instances import hetero
 from milp import solve_optimal
 
-METHODS = ("fifo", "greedy", "sagreedy", "ils")
+BACKENDS = ("auto", "cpsat", "highs")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = common.Parser(prog="python -m benchmarks.hetero", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", default="8,9,10,11,12", help="task counts, comma-separated")
-    parser.add_argument("--seeds", type=int, default=5, help="instances per n (seeds 0..k-1)")
-    parser.add_argument("--gpus", default="T4,V100,A100-80GB", help=f"GPU models of the cluster, comma-separated, from {', '.join(hetero.GPU_MODELS)}")
-    parser.add_argument("--tightness", type=float, default=0.6, help="tardiness factor TF in [0, 1]")
-    parser.add_argument("--rdd", type=float, default=0.6, help="relative range of due dates in (0, 1]")
-    parser.add_argument("--time-limit", type=float, default=60.0, help="CP-SAT limit per instance (s)")
-    parser.add_argument("--ils-time", type=float, default=0.5, help="ILS time limit per instance (s)")
-    parser.add_argument("--workers", type=int, default=2, help="CP-SAT threads")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar, table only")
-    args = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Config:
+    """One sweep (picklable: it travels with each task)."""
+
+    ns: tuple[int, ...] = (8, 9, 10, 11, 12)
+    seeds: int = 5
+    gpus: tuple[str, ...] = ("T4", "V100", "A100-80GB")
+    tightness: float = 0.6
+    rdd: float = 0.6
+    time_limit: float = 60.0
+    backend: str = "cpsat"
+    ils_time: float = 0.5
+    ils_iters: int | None = None
+    workers: int = 1
+    methods: tuple[str, ...] = tuple(heur.METHODS)
+
+
+def _heuristic(name: str, cfg: Config, seed: int):
+    if name == "ils":
+        return lambda pb: heur.ils(pb, time_limit=cfg.ils_time, max_iter=cfg.ils_iters, seed=seed)
+    if name == "sagreedy":
+        return lambda pb: heur.sagreedy(pb, seed=seed)
+    return heur.METHODS[name]
+
+
+def evaluate(task: tuple[Config, int, int]) -> dict[str, Any]:
+    """One instance ``(cfg, n, seed)``: the exact result and every heuristic (times under ``*time_s``)."""
+    cfg, n, seed = task
+    pb = hetero.generate(n, gpus=cfg.gpus, tightness=cfg.tightness, rdd=cfg.rdd, seed=seed)
+    hint = heur.ils(pb, time_limit=cfg.ils_time, max_iter=cfg.ils_iters, seed=seed)
+    res = solve_optimal(pb, backend=cfg.backend, time_limit=cfg.time_limit, workers=cfg.workers, hint=hint,
+                        seed=seed)
+    rec: dict[str, Any] = {"n": n, "seed": seed, "proven": bool(res.proven), "best": res.objective,
+                           "lower_bound": res.lower_bound, "gap": res.gap, "exact_time_s": res.runtime,
+                           "methods": {}}
+    for m in cfg.methods:
+        t0 = time.perf_counter()
+        sched = _heuristic(m, cfg, seed)(pb)
+        dt = time.perf_counter() - t0
+        errs = hetero.check(pb, sched)
+        if errs:
+            raise RuntimeError(f"{m} n={n} seed={seed}: infeasible schedule: {errs[:3]}")
+        val = hetero.weighted_tardiness(pb, sched)
+        if res.proven and val < res.objective - 1e-6 * max(1.0, res.objective):
+            raise RuntimeError(f"{m} n={n} seed={seed}: {val} below the proven optimum {res.objective}")
+        mt = hetero.metrics(pb, sched)
+        rec["methods"][m] = {"value": val, "dmr": mt.dmr, "eta": mt.utilisation, "time_s": dt}
+    return rec
+
+
+def run(cfg: Config, executor: ex.Executor | None = None, quiet: bool = True) -> list[dict[str, Any]]:
+    """:func:`evaluate` on every ``(n, seed)`` of the sweep, in order."""
+    tasks = [(cfg, n, s) for n in cfg.ns for s in range(cfg.seeds)]
+    return (executor or ex.Executor()).map(evaluate, tasks, quiet=quiet, desc="instances", unit="instance")
+
+
+def tables(cfg: Config, recs: list[dict[str, Any]]) -> dict[str, str]:
+    """The ``exact`` and ``heuristics`` markdown tables of a :func:`run`."""
+    exact_rows, heur_rows = [], []
+    for n in cfg.ns:
+        rs = [r for r in recs if r["n"] == n]
+        open_gaps = [r["gap"] for r in rs if not r["proven"] and r["gap"] is not None]
+        exact_rows.append([n, f"{sum(r['proven'] for r in rs)}/{len(rs)}",
+                           fmt(100 * statistics.fmean(open_gaps), ".1f") if open_gaps else "-",
+                           fmt(100 * max(open_gaps), ".1f") if open_gaps else "-",
+                           fmt(statistics.fmean(r["exact_time_s"] for r in rs), ".2f"),
+                           fmt(max(r["exact_time_s"] for r in rs), ".2f")])
+        for m in cfg.methods:
+            vals = [(r["methods"][m], r["best"]) for r in rs]
+            heur_rows.append([n, m, f"{sum(v['value'] <= b + 1e-6 * max(1.0, b) for v, b in vals)}/{len(rs)}",
+                              fmt(100 * statistics.fmean((v["value"] - b) / max(b, 1.0) for v, b in vals), ".1f"),
+                              fmt(statistics.fmean(v["dmr"] for v, _ in vals), ".2f"),
+                              fmt(statistics.fmean(v["eta"] for v, _ in vals), ".2f"),
+                              fmt(statistics.fmean(v["time_s"] for v, _ in vals))])
+    return {"exact": markdown_table(["n", f"proven ({cfg.backend})", "mean gap % (unproven)", "worst gap %",
+                                     "mean time s", "max time s"], exact_rows),
+            "heuristics": markdown_table(["n", "method", "best known reached", "mean gap %", "mean DMR",
+                                          "mean eta", "mean time s"], heur_rows)}
+
+
+def _ns(text: str) -> list[int]:
     try:
-        ns = [int(x) for x in args.n.split(",") if x]
+        out = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        parser.error(f"--n: expected integers like 8,10,12, got {args.n!r}")
-    if not ns or any(n < 1 for n in ns) or args.seeds < 1:
-        parser.error("--n values and --seeds must be >= 1")
-    gpus = [g for g in args.gpus.split(",") if g]
-    bad = [g for g in gpus if g not in hetero.GPU_MODELS]
-    if bad or not gpus:
-        parser.error(f"--gpus: unknown {', '.join(bad) or '(none)'}; known: {', '.join(hetero.GPU_MODELS)}")
-    if not 0 <= args.tightness <= 1 or not 0 < args.rdd <= 1:
-        parser.error("--tightness must be in [0, 1] and --rdd in (0, 1]")
-    if args.time_limit <= 0 or args.ils_time <= 0 or args.workers < 1:
-        parser.error("--time-limit, --ils-time and --workers must be positive")
+        raise argparse.ArgumentTypeError(f"expected integers like 8,10,12, got {text!r}") from None
+    if not out or any(n < 1 for n in out):
+        raise argparse.ArgumentTypeError(f"task counts must be >= 1, got {text!r}")
+    return out
 
-    jobs = [(n, s) for n in ns for s in range(args.seeds)]
-    if not args.quiet:
-        from tqdm import tqdm
-        jobs = tqdm(jobs, desc="instances", file=sys.stderr, leave=False)
-    stats: dict[tuple[int, str], dict[str, list]] = {}
-    unproven = 0
-    for n, seed in jobs:
-        pb = hetero.generate(n, gpus=gpus, tightness=args.tightness, rdd=args.rdd, seed=seed)
-        hint = heur.ils(pb, time_limit=args.ils_time, seed=seed)
-        res = solve_optimal(pb, backend="cpsat", time_limit=args.time_limit, workers=args.workers,
-                            hint=hint)
-        if not res.proven:
-            unproven += 1
-            continue
-        opt = res.objective
-        entries = [("OPT (CP-SAT)", res.schedule, res.runtime)]
-        for m in METHODS:
-            t0 = time.perf_counter()
-            if m == "ils":
-                sched = heur.ils(pb, time_limit=args.ils_time, seed=seed)
-            elif m == "sagreedy":
-                sched = heur.sagreedy(pb, seed=seed)
-            else:
-                sched = heur.METHODS[m](pb)
-            entries.append((m, sched, time.perf_counter() - t0))
-        for m, sched, dt in entries:
-            errs = hetero.check(pb, sched)
-            if errs:
-                raise SystemExit(f"{m} n={n} seed={seed}: infeasible schedule: {errs[:3]}")
-            val = hetero.weighted_tardiness(pb, sched)
-            if val < opt - 1e-6:
-                raise SystemExit(f"{m} n={n} seed={seed}: {val} below the proven optimum {opt}")
-            mt = hetero.metrics(pb, sched)
-            st = stats.setdefault((n, m), {"hit": [], "gap": [], "dmr": [], "eta": [], "t": []})
-            st["hit"].append(val <= opt + 1e-6)
-            st["gap"].append((val - opt) / max(opt, 1.0))
-            st["dmr"].append(mt.dmr)
-            st["eta"].append(mt.utilisation)
-            st["t"].append(dt)
-    print(f"Heterogeneous comparison: cluster {'+'.join(gpus)}, TF {args.tightness:g}, RDD {args.rdd:g}, "
-          f"{args.seeds} seeds per n")
-    print("| n | method | optimum reached | mean gap % | mean DMR | mean eta | mean time s |")
-    print("|---|---|---|---|---|---|---|")
-    for (n, m), st in stats.items():
-        print(f"| {n} | {m} | {sum(st['hit'])}/{len(st['hit'])} | {100 * statistics.fmean(st['gap']):.1f} | "
-              f"{statistics.fmean(st['dmr']):.2f} | {statistics.fmean(st['eta']):.2f} | "
-              f"{statistics.fmean(st['t']):.3f} |")
-    if unproven:
-        print(f"({unproven} instance(s) not proven optimal within {args.time_limit:g} s were left out)")
+
+def _gpus(text: str) -> list[str]:
+    # not comma_choices: that one merges repeated names, and here a repeat is one more GPU
+    out = [g.strip() for g in text.split(",") if g.strip()]
+    bad = [g for g in out if g not in hetero.GPU_MODELS]
+    if bad or not out:
+        raise argparse.ArgumentTypeError(f"unknown GPU model {', '.join(bad) or '(none given)'}; "
+                                         f"choose from {', '.join(hetero.GPU_MODELS)}")
+    return out
+
+
+def _rdd(text: str) -> float:
+    value = fraction(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = Parser(prog="python -m benchmarks.hetero", description=description(__doc__))
+    parser.add_argument("--n", type=_ns, default=[8, 9, 10, 11, 12], help="task counts, comma-separated")
+    parser.add_argument("--seeds", type=positive_int, default=5, help="instances per n (seeds 0..k-1)")
+    parser.add_argument("--gpus", type=_gpus, default=["T4", "V100", "A100-80GB"],
+                        help="GPU models of the cluster (a model named twice is two GPUs)")
+    parser.add_argument("--tightness", type=fraction, default=0.6, help="tardiness factor TF in [0, 1]")
+    parser.add_argument("--rdd", type=_rdd, default=0.6, help="relative range of due dates in (0, 1]")
+    parser.add_argument("--backend", choices=BACKENDS, default="cpsat", help="exact backend")
+    parser.add_argument("--time-limit", type=positive_float, default=60.0, help="exact limit per instance (s)")
+    parser.add_argument("--ils-time", type=positive_float, default=0.5, help="ILS time limit per instance (s)")
+    parser.add_argument("--ils-iters", type=nonnegative_int, default=None,
+                        help="also stop ILS after this many kicks, for deterministic runs (default: no kick limit)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="solver threads")
+    ex.add_arguments(parser)
+    add_markdown(parser)
+    add_quiet(parser)
+    args = parser.parse_args(argv)
+    executor = ex.from_args(parser, args)
+    cfg = Config(ns=tuple(args.n), seeds=args.seeds, gpus=tuple(args.gpus), tightness=args.tightness, rdd=args.rdd,
+                 time_limit=args.time_limit, backend=args.backend, ils_time=args.ils_time,
+                 ils_iters=args.ils_iters, workers=args.workers)
+    try:
+        recs = run(cfg, executor, quiet=args.quiet)
+    except (RuntimeError, ex.ExecutorError) as exc:
+        parser.exit(1, f"{parser.prog}: {exc}\n")
+    tabs = tables(cfg, recs)
+    if args.markdown:
+        print(tabs["exact"] + "\n\n" + tabs["heuristics"])
+        return 0
+    print(f"Heterogeneous GPUs: cluster {'+'.join(cfg.gpus)}, TF {cfg.tightness:g}, RDD {cfg.rdd:g}, "
+          f"{cfg.seeds} seeds per n, {cfg.backend} {cfg.time_limit:g} s, ILS {cfg.ils_time:g} s")
+    print(f"\nExact\n{tabs['exact']}\n\nHeuristics against the best known value\n{tabs['heuristics']}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

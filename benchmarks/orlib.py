@@ -1,167 +1,359 @@
-"""OR-Library wt40 benchmark: every hetero heuristic and the exact models.
+"""``python -m benchmarks.orlib``: weighted tardiness on OR-Library sets: heuristics, lower bound, exact methods.
 
-``python -m benchmarks.orlib`` runs FIFO, Greedy (EFT), SAGreedy (seed 002,
-Sec. III) and our iterated local search on the 125 single-machine instances
-of OR-Library's wt40 (1||sum w_j T_j, the restriction of seed 002 Sec. II)
-and prints, per method, how many known optima it reaches, the mean and worst
-gap to the known optimum, and the mean time per instance (median of
-``--repeats`` runs per instance). It then runs the exact models (CP-SAT and
-the seed's MILP with HiGHS) with a per-instance time limit and prints what
-they prove.
+Runs on the 125 single-machine instances of the shipped OR-Library set wt40
+(1||sum w_j T_j, the single-GPU restriction of the heterogeneous-GPU
+weighted-tardiness paper, Sec. II), on any set in the OR-Library format
+(``--file``, with the known values in ``--values``), or on a set drawn by
+the OR-Library scheme (``--generate N``):
 
-Gap = (value - optimum) / optimum over the instances with a positive
-optimum (107 of the 125; the other 18 have optimum 0, where a relative gap
-is undefined: the column "OPT = 0 solved" counts those reached).
+1. every heuristic of :data:`heuristics.hetero.METHODS` (``--methods``):
+   how many known values it reaches, the mean and worst gap to them, and the
+   mean and largest time per instance (median of ``--repeats`` runs);
+2. with ``--bound``, the lower bound of :func:`bounds.hetero.lower_bound`
+   given the ILS schedule: how often it reaches the known value (a proof of
+   optimality), mean and worst gap below it, times;
+3. the exact methods (``--backends``; ``auto`` = successive sublimation
+   dynamic programming on these instances, ``cpsat`` and ``highs`` the
+   paper's formulation): how many instances are proven optimal within
+   ``--exact-limit`` seconds, how many proven optima equal the known value,
+   the mean gap where not proven, and the times.
+
+Every instance is one independent task of :mod:`benchmarks.executor`
+(``--executor local|dask``, ``--scheduler``, ``--jobs``); the tables are the
+same whatever runs them, timings aside. Gap = (value - known) / known over
+the instances with a known value > 0 (the column "known = 0 reached" counts
+the others). Without known values, ``--reference SECONDS`` (or
+``--reference-iters KICKS``) computes them as the best of three ILS runs of
+that length (``--save-values`` writes them). The tables show CPU seconds
+beside wall seconds: on a shared machine the CPU time is the fair measure.
+A bound above a known value, or a proven optimum above it, stops the run
+with an error: either would be a bug.
 
 Examples
 --------
-``python -m benchmarks.orlib --quiet``                 (defaults: ILS 0.9 s, exact 1 s)
-``python -m benchmarks.orlib --exact-limit 60``        (60 s per instance and backend)
-``python -m benchmarks.orlib --instances 1-25 --methods ils --no-exact``
+``python -m benchmarks.orlib --quiet``                          (wt40: heuristics and exact, 60 s each)
+``python -m benchmarks.orlib --methods ils --bound --no-exact`` (ILS and bound gap)
+``python -m benchmarks.orlib --file wt100.txt --values wtbest100b.txt --methods ils --no-exact``
+``python -m benchmarks.orlib --generate 100 --gen-seed 7 --reference 20 --methods ils --no-exact``
+``python -m benchmarks.orlib --generate 50 --instances 1-125:10 --reference-iters 1500 --methods ils --ils-iters 300 --ils-time 600 --no-exact``
+(kick and pass counts instead of seconds: the same work on a loaded machine)
+``python -m benchmarks.orlib --executor dask --scheduler tcp://host:8786 --markdown``
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
 
-from instances import hetero
+from benchmarks import executor as ex
+from benchmarks.common import (Parser, add_markdown, add_quiet, comma_choices, description, fmt,
+                               markdown_table, nonnegative_int, output_file, positive_float, positive_int,
+                               run_cli, writing)
+from bounds import hetero as bounds_hetero
 from heuristics import hetero as heur
+from instances import hetero
+from instances.errors import InstanceError
 from milp import solve_optimal
 
-METHODS = ("fifo", "greedy", "sagreedy", "ils")
+BACKENDS = ("auto", "ssdp", "cpsat", "highs")
+#: Relative tolerance of "reaches the known value" and of the consistency checks.
+TOL = 1e-6
 
 
-def _parse_instances(text: str, parser: argparse.ArgumentParser) -> list[int]:
+@dataclass(frozen=True)
+class Config:
+    """What to run on every instance (picklable: it travels with each task)."""
+
+    methods: tuple[str, ...] = tuple(heur.METHODS)
+    ils_time: float = 1.0
+    ils_iters: int | None = None
+    repeats: int = 1
+    seed: int = 0
+    bound: bool = False
+    bound_time: float = 2.0
+    bound_iters: int = 300
+    backends: tuple[str, ...] = ("auto",)
+    exact_limit: float = 60.0
+    workers: int = 1
+
+
+def _parse_instances(text: str, count: int) -> list[int]:
+    """``"1-3,7,10-20:5"`` -> ``[1, 2, 3, 7, 10, 15, 20]`` (1-based, checked against ``count``).
+
+    Examples
+    --------
+    >>> _parse_instances("1-3,7,10-20:5", 125)
+    [1, 2, 3, 7, 10, 15, 20]
+    """
     out: list[int] = []
-    try:
-        for part in text.split(","):
-            if "-" in part:
-                lo, hi = (int(x) for x in part.split("-", 1))
-                out.extend(range(lo, hi + 1))
-            elif part:
-                out.append(int(part))
-    except ValueError:
-        parser.error(f"--instances: expected numbers and ranges like 1-25,40, got {text!r}")
-    if not out or any(not 1 <= k <= 125 for k in out):
-        parser.error("--instances: numbers must be in 1..125")
+    for part in text.split(","):
+        part = part.strip()
+        if "-" in part:
+            a, b = part.split("-", 1)
+            b, _, step = b.partition(":")
+            out.extend(range(int(a), int(b) + 1, int(step or 1)))
+        elif part:
+            out.append(int(part))
+    if not out or any(not 1 <= k <= count for k in out):
+        raise ValueError(f"numbers must be in 1..{count}")
     return out
 
 
-def gap(value: float, optimum: float) -> float | None:
-    """Relative gap (value - optimum) / optimum; ``None`` when the optimum is 0."""
-    return (value - optimum) / optimum if optimum > 0 else None
+def gap(value: float, known: float) -> float | None:
+    """Relative gap (value - known) / known; ``None`` when the known value is 0.
+
+    Examples
+    --------
+    >>> gap(110.0, 100.0), gap(3.0, 0.0)
+    (0.1, None)
+    """
+    return (value - known) / known if known > 0 else None
 
 
-def _summary(values: list, zero: list) -> str:
-    """'mean gap % | worst gap % | OPT = 0 solved' cells."""
-    gaps = [g for g in values if g is not None]
-    mean = f"{100 * statistics.fmean(gaps):.3f}" if gaps else "-"
-    worst = f"{100 * max(gaps):.2f}" if gaps else "-"
-    return f"{mean} | {worst} | {sum(zero)}/{len(zero)}"
-
-
-def run_heuristic(name: str, problem, ils_time: float, seed: int, ils_iters: int | None = None):
+def _heuristic(name: str, cfg: Config):
     if name == "ils":
-        return heur.ils(problem, time_limit=ils_time, max_iter=ils_iters, seed=seed)
+        return lambda pb: heur.ils(pb, time_limit=cfg.ils_time, max_iter=cfg.ils_iters, seed=cfg.seed)
     if name == "sagreedy":
-        return heur.sagreedy(problem, seed=seed)
-    return heur.METHODS[name](problem)
+        return lambda pb: heur.sagreedy(pb, seed=cfg.seed)
+    return heur.METHODS[name]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.orlib", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--instances", default="1-125", help="wt40 instance numbers, e.g. 1-125 or 1,5,10-20")
-    parser.add_argument("--methods", default=",".join(METHODS),
-                        help=f"comma-separated heuristics from {', '.join(METHODS)}")
-    parser.add_argument("--ils-time", type=float, default=0.9, help="ILS time limit per instance (s)")
-    parser.add_argument("--ils-iters", type=int, default=None,
-                        help="also stop ILS after this many iterations (deterministic runs)")
-    parser.add_argument("--repeats", type=int, default=1, help="runs per instance; the median time is used")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--exact-limit", type=float, default=1.0,
-                        help="time limit per instance and exact backend (s); 60 for the full study")
-    parser.add_argument("--backends", default="cpsat,highs", help="exact backends to run")
-    parser.add_argument("--workers", type=int, default=1, help="solver threads for the exact models")
-    parser.add_argument("--no-exact", action="store_true", help="skip the exact models")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar, tables only")
+def evaluate(task: tuple[Config, int, hetero.HeteroProblem, float]) -> dict[str, Any]:
+    """Everything :class:`Config` asks for on one instance: ``(cfg, k, problem, known)`` -> record.
+
+    Times are under keys ending in ``time_s``; everything else is the same
+    on every executor (for ILS, when ``ils_iters`` bounds the run).
+    """
+    cfg, k, pb, known = task
+    rec: dict[str, Any] = {"k": k, "known": known, "methods": {}, "exact": {}}
+    ils_sched = None
+    for m in cfg.methods:
+        fn = _heuristic(m, cfg)
+        times, cpus, value = [], [], None
+        for _ in range(cfg.repeats):
+            t0, c0 = time.perf_counter(), time.process_time()
+            sched = fn(pb)
+            times.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+            errs = hetero.check(pb, sched)
+            if errs:
+                raise RuntimeError(f"{m} on instance {k}: infeasible schedule: {errs[:3]}")
+            value = hetero.weighted_tardiness(pb, sched)
+        if m == "ils":
+            ils_sched = sched
+        rec["methods"][m] = {"value": value, "time_s": statistics.median(times),
+                             "cpu_time_s": statistics.median(cpus)}
+    if cfg.bound:
+        if ils_sched is None:
+            ils_sched = heur.ils(pb, time_limit=cfg.ils_time, max_iter=cfg.ils_iters, seed=cfg.seed)
+        t0, c0 = time.perf_counter(), time.process_time()
+        lb = bounds_hetero.lower_bound(pb, ils_sched, time_limit=cfg.bound_time, max_iter=cfg.bound_iters)
+        rec["bound"] = {"value": lb, "time_s": time.perf_counter() - t0, "cpu_time_s": time.process_time() - c0}
+    for b in cfg.backends:
+        c0 = time.process_time()
+        res = solve_optimal(pb, backend=b, time_limit=cfg.exact_limit, workers=cfg.workers, seed=cfg.seed)
+        rec["exact"][b] = {"proven": bool(res.proven), "objective": res.objective, "lower_bound": res.lower_bound,
+                           "gap": res.gap, "stage": res.info.get("stage"), "time_s": res.runtime,
+                           "cpu_time_s": time.process_time() - c0}
+    return rec
+
+
+def _reference(task: tuple[hetero.HeteroProblem, float | None, int | None, tuple[int, ...]]) -> float:
+    pb, seconds, iters, seeds = task
+    return min(hetero.weighted_tardiness(pb, heur.ils(pb, time_limit=seconds, max_iter=iters, seed=s))
+               for s in seeds)
+
+
+def reference_values(problems: Sequence[hetero.HeteroProblem], seconds: float | None, seeds=(0, 1, 2),
+                     executor: ex.Executor | None = None, quiet: bool = True, iters: int | None = None) -> list[float]:
+    """Best value of ``len(seeds)`` ILS runs of ``seconds`` each (or ``iters`` kicks each, a run that
+    does not depend on the machine's load), per instance: a reference where no known values exist."""
+    tasks = [(pb, seconds, iters, tuple(seeds)) for pb in problems]
+    return (executor or ex.Executor()).map(_reference, tasks, quiet=quiet, desc="reference")
+
+
+def run(cfg: Config, problems: Sequence[hetero.HeteroProblem], known: Sequence[float], ks: Sequence[int],
+        executor: ex.Executor | None = None, quiet: bool = True) -> list[dict[str, Any]]:
+    """:func:`evaluate` on instances ``ks`` (1-based), in that order, on ``executor``; checks consistency.
+
+    Raises ``RuntimeError`` when a bound exceeds a known (feasible) value or a
+    proven optimum differs from a known optimum by more than :data:`TOL` upward.
+    """
+    tasks = [(cfg, k, problems[k - 1], float(known[k - 1])) for k in ks]
+    recs = (executor or ex.Executor()).map(evaluate, tasks, quiet=quiet, desc="instances", unit="instance")
+    for r in recs:
+        slack = TOL * max(1.0, r["known"])
+        lbs = [("bound", r["bound"]["value"])] if "bound" in r else []
+        lbs += [(b, e["lower_bound"]) for b, e in r["exact"].items() if e["lower_bound"] is not None]
+        for who, lb in lbs:
+            if lb > r["known"] + slack:
+                raise RuntimeError(f"instance {r['k']}: {who} bound {lb} above the known value {r['known']}")
+        for b, e in r["exact"].items():
+            if e["proven"] and e["objective"] > r["known"] + slack:
+                raise RuntimeError(f"instance {r['k']}: {b} proved {e['objective']} above the known value "
+                                   f"{r['known']}")
+    return recs
+
+
+def _gap_cells(gaps: list, zero: list) -> list[str]:
+    g = [x for x in gaps if x is not None]
+    return [fmt(100 * statistics.fmean(g)) if g else "-", fmt(100 * max(g, key=abs), ".2f") if g else "-",
+            f"{sum(zero)}/{len(zero)}"]
+
+
+def tables(cfg: Config, recs: list[dict[str, Any]]) -> dict[str, str]:
+    """The markdown tables (``heuristics``, ``bound``, ``exact``; those that were run) of a :func:`run`."""
+    out: dict[str, str] = {}
+    N = len(recs)
+    if cfg.methods:
+        rows = []
+        for m in cfg.methods:
+            vals = [(r["methods"][m]["value"], r["known"]) for r in recs]
+            times = [r["methods"][m]["time_s"] for r in recs]
+            cpu = [r["methods"][m]["cpu_time_s"] for r in recs]
+            hit = sum(v <= kn + TOL * max(1.0, kn) for v, kn in vals)
+            rows.append([m, f"{hit}/{N}", *_gap_cells([gap(v, kn) for v, kn in vals],
+                                                      [v == 0 for v, kn in vals if kn == 0]),
+                         fmt(statistics.fmean(times)), fmt(max(times)), fmt(statistics.fmean(cpu))])
+        out["heuristics"] = markdown_table(["method", "known value reached", "mean gap %", "worst gap %",
+                                            "known = 0 reached", "mean time s", "max time s", "mean CPU s"], rows)
+    if cfg.bound:
+        b = [(r["bound"]["value"], r["known"]) for r in recs]
+        times = [r["bound"]["time_s"] for r in recs]
+        cpu = [r["bound"]["cpu_time_s"] for r in recs]
+        reach = sum(lb >= kn - TOL * max(1.0, kn) for lb, kn in b)
+        cells = _gap_cells([(kn - lb) / kn if kn > 0 else None for lb, kn in b], [lb == 0 for lb, kn in b if kn == 0])
+        out["bound"] = markdown_table(["bound", "reaches the known value", "mean gap %", "worst gap %",
+                                       "known = 0", "mean time s", "max time s", "mean CPU s", "max CPU s"],
+                                      [["time-indexed Lagrangian", f"{reach}/{N}", *cells, fmt(statistics.fmean(times)),
+                                        fmt(max(times)), fmt(statistics.fmean(cpu)), fmt(max(cpu))]])
+    if cfg.backends:
+        rows = []
+        for bk in cfg.backends:
+            es = [(r["exact"][bk], r["known"]) for r in recs]
+            proven = [(e, kn) for e, kn in es if e["proven"]]
+            equal = sum(abs(e["objective"] - kn) <= TOL * max(1.0, kn) for e, kn in proven)
+            open_gaps = [e["gap"] for e, _ in es if not e["proven"] and e["gap"] is not None]
+            times = [e["time_s"] for e, _ in es]
+            cpu = [e["cpu_time_s"] for e, _ in es]
+            none = sum(e["objective"] is None for e, _ in es)
+            rows.append([bk, f"{len(proven)}/{N}", f"{equal}/{len(proven)}",
+                         fmt(100 * statistics.fmean(open_gaps), ".2f") if open_gaps else "-",
+                         fmt(statistics.fmean(times), ".2f"), fmt(max(times), ".2f"),
+                         fmt(statistics.median([e["time_s"] for e, _ in proven]), ".2f") if proven else "-",
+                         fmt(statistics.fmean(cpu), ".2f"), none])
+        out["exact"] = markdown_table(["backend", "proven optimal", "proven = known value",
+                                       "mean gap % (unproven)", "mean time s", "max time s",
+                                       "median time proven s", "mean CPU s", "no schedule"], rows)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = Parser(prog="python -m benchmarks.orlib", description=description(__doc__))
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--file", default=None, help="an OR-Library weighted-tardiness file (default: the shipped wt40)")
+    src.add_argument("--generate", type=positive_int, default=None, metavar="N",
+                     help="draw 125 instances of N jobs by the OR-Library scheme instead")
+    parser.add_argument("--gen-seed", type=nonnegative_int, default=0, help="seed of --generate")
+    parser.add_argument("--values", default=None,
+                        help="known optimal / best values, one per instance (with --file; wt40 brings its own)")
+    parser.add_argument("--reference", type=positive_float, default=None, metavar="SECONDS",
+                        help="without known values: the best of 3 ILS runs of this length is the reference")
+    parser.add_argument("--reference-iters", type=positive_int, default=None, metavar="KICKS",
+                        help="without known values: the best of 3 ILS runs of this many kicks is the reference")
+    parser.add_argument("--save-values", type=output_file, default=None,
+                        help="write the reference values to this file")
+    parser.add_argument("--instances", default=None, help="instance numbers, e.g. 1-125, 1,5,10-20 or 1-125:5 (every 5th) (default: all)")
+    parser.add_argument("--methods", type=comma_choices(heur.METHODS, "method"), default=list(heur.METHODS),
+                        help=f"comma-separated heuristics from {', '.join(heur.METHODS)}")
+    parser.add_argument("--no-methods", action="store_true", help="run no heuristic table")
+    parser.add_argument("--ils-time", type=positive_float, default=1.0, help="ILS time limit per instance (s)")
+    parser.add_argument("--ils-iters", type=nonnegative_int, default=None,
+                        help="also stop ILS after this many kicks (deterministic runs)")
+    parser.add_argument("--repeats", type=positive_int, default=1, help="runs per instance; the median time is used")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the ILS and of CP-SAT")
+    parser.add_argument("--bound", action="store_true", help="also measure the lower bound")
+    parser.add_argument("--bound-time", type=positive_float, default=2.0, help="time limit of the bound (s)")
+    parser.add_argument("--bound-iters", type=positive_int, default=300,
+                        help="also stop the bound's multiplier search after this many passes (with a long "
+                             "--bound-time: a run that does not depend on the machine's load)")
+    parser.add_argument("--exact-limit", type=positive_float, default=60.0,
+                        help="time limit per instance and backend (s)")
+    parser.add_argument("--backends", type=comma_choices(BACKENDS, "backend"), default=["auto"],
+                        help=f"exact backends from {', '.join(BACKENDS)}")
+    parser.add_argument("--workers", type=positive_int, default=1, help="solver threads for the exact models")
+    parser.add_argument("--no-exact", action="store_true", help="skip the exact methods")
+    ex.add_arguments(parser)
+    add_markdown(parser)
+    add_quiet(parser)
     args = parser.parse_args(argv)
-    ks = _parse_instances(args.instances, parser)
-    methods = [m for m in args.methods.split(",") if m]
-    bad = [m for m in methods if m not in METHODS]
-    if bad or not methods:
-        parser.error(f"--methods: unknown {', '.join(bad) or '(none)'}; choose from {', '.join(METHODS)}")
-    backends = [] if args.no_exact else [b for b in args.backends.split(",") if b]
-    if any(b not in ("cpsat", "highs") for b in backends):
-        parser.error("--backends: choose from cpsat, highs")
-    if (args.ils_time <= 0 or args.exact_limit <= 0 or args.repeats < 1 or args.workers < 1
-            or (args.ils_iters is not None and args.ils_iters < 0)):
-        parser.error("--ils-time, --ils-iters, --exact-limit, --repeats and --workers must be positive")
-
-    optima = hetero.orlib_wt40_optimum()
-    from tqdm import tqdm
-
-    def bar(it, desc):
-        return tqdm(it, desc=desc, file=sys.stderr, leave=False, disable=args.quiet)
-
-    rows = {m: {"hit": 0, "gaps": [], "zero": [], "times": []} for m in methods}
-    for k in bar(ks, "heuristics"):
-        pb = hetero.orlib_wt40(k)
-        for m in methods:
-            times, value = [], None
-            for _ in range(args.repeats):
-                t0 = time.perf_counter()
-                sched = run_heuristic(m, pb, args.ils_time, args.seed, args.ils_iters)
-                times.append(time.perf_counter() - t0)
-                errs = hetero.check(pb, sched)
-                if errs:
-                    raise SystemExit(f"{m} on wt40-{k}: infeasible schedule: {errs[:3]}")
-                value = hetero.weighted_tardiness(pb, sched)
-            r = rows[m]
-            r["hit"] += value == optima[k - 1]
-            r["gaps"].append(gap(value, optima[k - 1]))
-            if optima[k - 1] == 0:
-                r["zero"].append(value == 0)
-            r["times"].append(statistics.median(times))
-    print(f"OR-Library wt40: {len(ks)} instances, heuristics (ILS limit {args.ils_time:g} s, seed {args.seed})")
-    print("| method | optima reached | mean gap % (OPT > 0) | worst gap % | OPT = 0 solved | mean time s |")
-    print("|---|---|---|---|---|---|")
-    for m in methods:
-        r = rows[m]
-        print(f"| {m} | {r['hit']}/{len(ks)} | {_summary(r['gaps'], r['zero'])} | "
-              f"{statistics.fmean(r['times']):.3f} |")
-
-    if backends:
-        ex = {b: {"opt": 0, "found": 0, "gaps": [], "zero": [], "times": [], "none": 0} for b in backends}
-        for k in bar(ks, "exact"):
-            pb = hetero.orlib_wt40(k)
-            for b in backends:
-                res = solve_optimal(pb, backend=b, time_limit=args.exact_limit, workers=args.workers)
-                e = ex[b]
-                e["opt"] += res.proven
-                if res.objective is None:
-                    e["none"] += 1
-                else:
-                    e["found"] += res.objective == optima[k - 1]
-                    e["gaps"].append(gap(res.objective, optima[k - 1]))
-                    if optima[k - 1] == 0:
-                        e["zero"].append(res.objective == 0)
-                e["times"].append(res.runtime)
-                if res.lower_bound is not None and res.lower_bound > optima[k - 1] + 1e-6 and k != 19:
-                    raise SystemExit(f"{b} on wt40-{k}: bound {res.lower_bound} above the optimum")
-        print()
-        print(f"Exact models, {args.exact_limit:g} s per instance, {args.workers} worker(s)")
-        print("| backend | proven optimal | known optimum found | no solution | mean gap % (OPT > 0) "
-              "| worst gap % | OPT = 0 solved | mean time s |")
-        print("|---|---|---|---|---|---|---|---|")
-        for b in backends:
-            e = ex[b]
-            print(f"| {b} | {e['opt']}/{len(ks)} | {e['found']}/{len(ks)} | {e['none']} | "
-                  f"{_summary(e['gaps'], e['zero'])} | {statistics.fmean(e['times']):.2f} |")
+    if args.values and not args.file:
+        parser.error("--values needs --file (the shipped wt40 brings its own)")
+    if args.reference is not None and args.reference_iters is not None:
+        parser.error("give --reference or --reference-iters, not both")
+    if args.save_values and args.reference is None and args.reference_iters is None:
+        parser.error("--save-values needs --reference or --reference-iters")
+    executor = ex.from_args(parser, args)
+    try:
+        if args.file:
+            problems = hetero.read_orlib(args.file)
+            label = Path(args.file).name
+            known = hetero.read_orlib_values(args.values, len(problems)) if args.values else None
+        elif args.generate is not None:
+            problems = hetero.generate_orlib_set(args.generate, seed=args.gen_seed)
+            label = f"OR-Library scheme, n = {args.generate}, seed {args.gen_seed}"
+            known = None
+        else:
+            problems = hetero.orlib_wt40_all()
+            label = "OR-Library wt40"
+            known = hetero.orlib_wt40_optimum()
+    except InstanceError as exc:
+        parser.error(str(exc))
+    try:
+        ks = _parse_instances(args.instances or f"1-{len(problems)}", len(problems))
+    except ValueError as exc:
+        parser.error(f"--instances: expected numbers and ranges like 1-25,40 in 1..{len(problems)}; {exc}")
+    kind = "known values"
+    if known is None or args.reference is not None or args.reference_iters is not None:
+        if args.reference is None and args.reference_iters is None:
+            parser.error("no known values: give --values, --reference SECONDS or --reference-iters KICKS")
+        ref = reference_values([problems[k - 1] for k in ks], args.reference, executor=executor, quiet=args.quiet,
+                               iters=args.reference_iters)
+        known = [0.0] * len(problems)
+        for k, v in zip(ks, ref):
+            known[k - 1] = v
+        kind = ("reference values (best of 3 ILS runs of "
+                + (f"{args.reference:g} s)" if args.reference is not None else f"{args.reference_iters} kicks)"))
+        if args.save_values:
+            with writing(parser, "--save-values"):
+                args.save_values.parent.mkdir(parents=True, exist_ok=True)
+                args.save_values.write_text("\n".join(f"{known[k - 1]:g}" for k in ks) + "\n")
+    cfg = Config(methods=() if args.no_methods else tuple(args.methods), ils_time=args.ils_time,
+                 ils_iters=args.ils_iters, repeats=args.repeats, seed=args.seed, bound=args.bound,
+                 bound_time=args.bound_time, bound_iters=args.bound_iters,
+                 backends=() if args.no_exact else tuple(args.backends),
+                 exact_limit=args.exact_limit, workers=args.workers)
+    try:
+        recs = run(cfg, problems, known, ks, executor, quiet=args.quiet)
+    except (RuntimeError, ex.ExecutorError) as exc:
+        parser.exit(1, f"{parser.prog}: {exc}\n")
+    tabs = tables(cfg, recs)
+    if args.markdown:
+        print("\n\n".join(tabs.values()))
+        return 0
+    n = problems[ks[0] - 1].n
+    print(f"{label}: {len(ks)} instances of {n} jobs, compared with {kind}")
+    titles = {"heuristics": f"Heuristics (ILS limit {cfg.ils_time:g} s, seed {cfg.seed})",
+              "bound": f"Lower bound (time-indexed Lagrangian, limit {cfg.bound_time:g} s or {cfg.bound_iters} passes, "
+                       "given the ILS schedule)",
+              "exact": f"Exact methods, {cfg.exact_limit:g} s per instance, {cfg.workers} worker(s)"}
+    for key, tab in tabs.items():
+        print(f"\n{titles[key]}\n{tab}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main)

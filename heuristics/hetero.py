@@ -1,17 +1,22 @@
-"""Heuristics for weighted tardiness on heterogeneous GPUs (seed 002, Sec. III).
+"""Heuristics for weighted tardiness on heterogeneous GPUs (heterogeneous-GPU scheduling paper, Sec. III).
 
 - :func:`fifo`: Sec. III.A, arrival order, GPU with the earliest start.
 - :func:`greedy`: Sec. III.B, arrival order, GPU with the earliest finish (EFT).
 - :func:`sagreedy`: Sec. III.C, simulated annealing over task orderings,
   each ordering evaluated by EFT list scheduling (eq. 14), exponential
   cooling, tardy-task prioritisation with ratio rho of eq. (15).
-- :func:`ils`: our stronger method, an iterated local search (Lourenco,
-  Martin & Stuetzle's scheme; swap and insert neighbourhoods as in Crauwels,
-  Potts & Van Wassenhove 1998 for 1||sum w_j T_j) on a "giant tour" that
-  encodes the sequence of every GPU, so one swap/insert neighbourhood moves
-  tasks within a GPU and between GPUs. Whole neighbourhoods are evaluated at
-  once with numpy, and disjoint improving moves are combined as in
-  dynasearch (Congram, Potts & van de Velde 2002).
+- :func:`ils`: our stronger method. On one machine with a common arrival
+  time (the OR-Library case, 1||sum w_j T_j) it is iterated dynasearch
+  (Congram, Potts & van de Velde 2002, with the insertion moves of Grosso,
+  Della Croce & Tadei 2004; :mod:`heuristics.hetero_dynasearch`): the best
+  set of independent swaps and insertions is chosen by dynamic programming,
+  and local minima are kicked by random swaps of nearby jobs. Otherwise
+  (several GPUs, or arrival times, where the gains of independent moves no
+  longer add up) it is an iterated local search (Lourenco, Martin & Stuetzle's
+  scheme) on a "giant tour" that encodes the sequence of every GPU, so one
+  swap/insert neighbourhood moves tasks within a GPU and between GPUs; whole
+  neighbourhoods are evaluated at once with numpy and disjoint improving
+  moves are combined greedily.
 
 Every function returns an :class:`instances.hetero.Schedule`; tasks that fit
 no GPU (memory, eq. 3) are listed in ``schedule.unscheduled``, never dropped
@@ -35,11 +40,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from heuristics.hetero_dynasearch import iterated_dynasearch
+from instances import options as opt
 from instances.errors import OptionError
 from instances.hetero import HeteroProblem, Schedule, evaluate_sequences
 from instances.options import known_options
 
-__all__ = ["fifo", "greedy", "list_schedule", "sagreedy", "ils", "METHODS", "objective"]
+__all__ = ["fifo", "greedy", "list_schedule", "sagreedy", "ils", "METHODS", "objective",
+           "single_machine_view"]
 
 
 @known_options
@@ -108,7 +116,7 @@ def list_schedule(problem: HeteroProblem, order: Sequence[int], rule: str = "eft
 
 @known_options
 def fifo(problem: HeteroProblem) -> Schedule:
-    """FIFO baseline (seed 002, Sec. III.A): arrival order, earliest-start GPU.
+    """FIFO baseline (heterogeneous-GPU scheduling paper, Sec. III.A): arrival order, earliest-start GPU.
 
     Examples
     --------
@@ -122,7 +130,7 @@ def fifo(problem: HeteroProblem) -> Schedule:
 
 @known_options
 def greedy(problem: HeteroProblem) -> Schedule:
-    """Greedy EFT (seed 002, Sec. III.B): arrival order, earliest-finish GPU.
+    """Greedy EFT (heterogeneous-GPU scheduling paper, Sec. III.B): arrival order, earliest-finish GPU.
 
     Examples
     --------
@@ -135,7 +143,7 @@ def greedy(problem: HeteroProblem) -> Schedule:
 
 
 # ---------------------------------------------------------------------------
-# SAGreedy (seed 002, Sec. III.C)
+# SAGreedy (heterogeneous-GPU scheduling paper, Sec. III.C)
 # ---------------------------------------------------------------------------
 
 def _completions(problem: HeteroProblem, seqs) -> np.ndarray:
@@ -152,7 +160,7 @@ def _completions(problem: HeteroProblem, seqs) -> np.ndarray:
 @known_options
 def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: float | None = None,
              alpha: float = 0.98, max_iter: int = 1000, seed: int = 0) -> Schedule:
-    """SAGreedy (seed 002, Sec. III.C), as described there.
+    """SAGreedy (heterogeneous-GPU scheduling paper, Sec. III.C), as described there.
 
     1. Start from the Greedy (EFT) solution (arrival order).
     2. Exponential cooling ``T_{k+1} = alpha T_k`` from ``t_initial`` down to
@@ -430,10 +438,29 @@ def _priority_orders(problem: HeteroProblem) -> list[list[int]]:
 
 
 @known_options
+def single_machine_view(problem: HeteroProblem):
+    """``(gpu, tasks, start)`` when every schedulable task can only use one
+    GPU and all arrive together (the single-machine case), else ``None``."""
+    tasks = np.flatnonzero(problem.eligible.any(axis=1))
+    if len(tasks) == 0:
+        return None
+    usable = np.flatnonzero(problem.eligible[tasks].any(axis=0))
+    a = problem.arrival[tasks]
+    if len(usable) != 1 or np.ptp(a) > 0:
+        return None
+    return int(usable[0]), tasks, float(a[0])
+
+
+@known_options
 def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int | None = None,
-        seed: int = 0, kick: tuple[int, int] = (4, 8), restart: int = 50,
+        seed: int = 0, kick: tuple[int, int] | None = None, restart: int | None = None,
         compound: bool = True) -> Schedule:
-    """Iterated local search for total weighted tardiness on several GPUs.
+    """Iterated local search for total weighted tardiness (see the module docstring).
+
+    On one machine with a common arrival this runs
+    :func:`heuristics.hetero_dynasearch.iterated_dynasearch` (``kick``
+    default (2, 5) random swaps, ``restart`` default 40); otherwise the
+    giant-tour search below (``kick`` default (4, 8), ``restart`` 50).
 
     Solution: a giant tour (per-GPU sequences joined by separator tokens).
     Local search: best-improvement descent over all swaps and inserts of the
@@ -457,6 +484,22 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     >>> hetero.weighted_tardiness(pb, ils(pb, time_limit=None, max_iter=30))
     913.0
     """
+    opt.time_limit(time_limit)
+    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer))
+                                 or max_iter < 0):
+        raise OptionError(f"max_iter must be an integer >= 0 or None, got {max_iter!r}", field="max_iter")
+    view = single_machine_view(problem)
+    if view is not None:
+        g, tasks, start = view
+        p = problem.p[tasks, g]
+        seq, _ = iterated_dynasearch(p, problem.weight[tasks], problem.deadline[tasks], start=start,
+                                     time_limit=time_limit, max_iter=max_iter, seed=seed,
+                                     kick=kick or (2, 5), restart=restart or 40)
+        seqs: list[list[int]] = [[] for _ in range(problem.m)]
+        seqs[g] = [int(tasks[j]) for j in seq]
+        return evaluate_sequences(problem, seqs)
+    kick = kick or (4, 8)
+    restart = restart or 50
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)

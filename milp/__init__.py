@@ -76,7 +76,7 @@ def family_of(problem: Any) -> str:
     return _lookup(problem)[0]
 
 
-def solve_optimal(problem: Any, backend: str = "cpsat", **options: Any) -> Result:
+def solve_optimal(problem: Any, backend: str | None = None, **options: Any) -> Result:
     """Solve ``problem`` exactly, or to the time limit, with the chosen backend.
 
     Parameters
@@ -88,6 +88,8 @@ def solve_optimal(problem: Any, backend: str = "cpsat", **options: Any) -> Resul
     backend
         ``"cpsat"`` (OR-Tools CP-SAT) or ``"highs"`` (Pyomo model solved by
         HiGHS); a family may offer more (see its ``milp.<family>.solve``).
+        ``None`` (the default) uses the family's own default, its strongest
+        method (``"cpsat"`` for most families; ``"auto"`` for hetero).
     **options
         Passed to the family's solver. Every family takes ``time_limit``
         (seconds, ``None`` for none; model building counts, the one-time
@@ -104,10 +106,12 @@ def solve_optimal(problem: Any, backend: str = "cpsat", **options: Any) -> Resul
         time limit, FEASIBLE with the best checked solution known and its
         bound (see :mod:`milp.result`).
     """
-    if not isinstance(backend, str) or not backend:
+    if backend is not None and (not isinstance(backend, str) or not backend):
         raise OptionError(f"must be a solver name such as 'cpsat' or 'highs', got {backend!r}",
                               field="backend")
     opt.time_limit(options.get("time_limit"))
     opt.workers(options.get("workers"))
     _, solve = _lookup(problem)
-    return solve(problem, backend=backend, **options)
+    if backend is not None:
+        options["backend"] = backend
+    return solve(problem, **options)

@@ -1,30 +1,51 @@
-"""Exact models for weighted tardiness on heterogeneous GPUs (seed 002, Sec. I.D).
+"""Exact models for weighted tardiness on heterogeneous GPUs (heterogeneous-GPU scheduling paper, Sec. I.D).
 
-Two backends of :func:`solve`:
+Backends of :func:`solve` (``backend=``):
 
-- ``"highs"``: the seed's MILP (1)-(6) as written, in Pyomo, solved by HiGHS.
-  Variables ``x_ij`` (assignment), ``s_i``, ``c_i``, ``y_ik`` (order of the
-  pair ``i < k``) and ``T_i >= c_i - d_i, T_i >= 0`` (the usual
-  linearisation of ``max(0, c_i - d_i)`` in eq. 1). The big-M of eq. (6) is
-  taken from the data: ``H = max_i a_i + sum_i max_{j: m_i <= M_j} p_ij``, the
-  latest completion of a semi-active schedule (every GPU idles only while
-  waiting for an arrival). Some optimal schedule is semi-active, so the bound
-  ``c_i <= H`` that we add cuts no optimum, and with it the deactivated side
-  of (6), ``s_i + p_i - s_k <= H``, always holds.
+- ``"auto"`` (the default, and what ``milp.solve_optimal(problem)`` uses):
+  ``"ssdp"`` when it applies (one usable GPU, a common arrival time, data
+  exact on an integer grid: the OR-Library case), otherwise ``"cpsat"``.
+- ``"ssdp"``: successive sublimation dynamic programming for one machine
+  (:mod:`milp.hetero_ssdp`; Tanaka, Fujikuma & Araki 2009), by far the
+  strongest method where it applies.
 - ``"cpsat"``: OR-Tools CP-SAT. One optional fixed-size interval per task and
   eligible GPU (presence = ``x_ij``), one no-overlap constraint per GPU,
-  exactly one present interval per task, ``s_i >= a_i``, tardiness variables
-  as above. CP-SAT needs integers: times are multiplied by a resolution
-  ``R`` and weights by ``Rw`` (powers of ten, the smallest that make the
-  data integral, so usually exact). If no power up to 10^6 is exact the
-  model rounds durations, arrivals and weights down and deadlines up (a
-  relaxation: its optimum / (R Rw) stays a valid lower bound) and the
-  schedule is re-timed with the true data; OPTIMAL is then claimed only if
-  the re-timed objective meets the bound.
+  exactly one present interval per task, ``s_i >= a_i``, tardiness
+  ``T_i >= c_i - d_i``: formulation (1)-(6) with intervals for the
+  disjunctions.
+- ``"highs"``: the seed's MILP (1)-(6) as written, in Pyomo, solved by HiGHS.
+  Variables ``x_ij``, ``s_i``, ``c_i``, ``y_ik`` (order of the pair
+  ``i < k``) and ``T_i >= c_i - d_i, T_i >= 0`` (the usual linearisation of
+  ``max(0, c_i - d_i)`` in eq. 1). The big-M of eq. (6) is taken from the
+  data: ``H = max_i a_i + sum_i max_{j: m_i <= M_j} p_ij``, the latest
+  completion of a semi-active schedule. Some optimal schedule is semi-active,
+  so the bound ``c_i <= H`` that we add cuts no optimum, and with it the
+  deactivated side of (6), ``s_i + p_i - s_k <= H``, always holds.
 
-Every returned schedule is re-timed as the semi-active schedule of the
-solver's per-GPU sequences and passed through :func:`instances.hetero.check`.
-Tasks that fit no GPU are left out of the models and reported unscheduled.
+Both model backends are warm-started from :func:`heuristics.hetero.ils` (or
+the ``hint``) and receive the lower bound of :func:`bounds.hetero.lower_bound`
+(computed within the same time budget): HiGHS as the constraint
+``sum_i w_i T_i >= LB``, CP-SAT likewise when its integer scaling is exact.
+The reported bound is the larger of the solver's and ours.
+
+Integer scaling for CP-SAT (:func:`resolution`): times are multiplied by a
+power of ten ``R`` and weights by ``Rw``, the smallest that make the data
+integral, as long as the scaled horizon stays below :data:`MAX_SCALED`;
+otherwise the coarsest power of ten that keeps it there, with durations and
+arrivals rounded down, deadlines up and weights down. That model is a
+relaxation: every real schedule maps to one of its solutions that costs no
+more (start times rounded down), so its bound divided by ``R Rw`` stays
+valid for the user's data, while its schedule is re-timed with the true data;
+OPTIMAL then follows only if the true objective meets a bound.
+
+The contract of :mod:`milp.result` holds for every backend: OPTIMAL only
+within :data:`milp.TOLERANCE` of a valid bound; on a time limit FEASIBLE with
+the best checked schedule known (at least the warm start); the time limit
+covers the whole call, model building included; options are checked; an
+empty problem is OPTIMAL with objective 0. Every returned schedule is
+re-timed as the semi-active schedule of the solver's per-GPU sequences and
+passed through :func:`instances.hetero.check`. Tasks that fit no GPU are left
+out of the models and reported unscheduled.
 
 Examples
 --------
@@ -40,19 +61,22 @@ Examples
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Sequence
 
 import numpy as np
 
-from instances.errors import SolverError
+from instances import options as opt
+from instances.errors import OptionError, SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
-from milp.highs import solve_highs
-from milp.result import Result, Status
+from instances.options import Deadline
+from milp.result import Result
 
-__all__ = ["solve", "big_m", "resolution"]
+__all__ = ["solve", "big_m", "resolution", "build_pyomo", "BACKENDS", "MAX_SCALED"]
 
-_TOL = 1e-6
+#: Backends of :func:`solve`.
+BACKENDS = ("auto", "ssdp", "cpsat", "highs")
+#: Largest scaled horizon of the CP-SAT model (integer time units).
+MAX_SCALED = 10 ** 9
 
 
 def big_m(problem: HeteroProblem) -> float:
@@ -91,50 +115,58 @@ def resolution(problem: HeteroProblem) -> tuple[int, int, bool]:
     (10, 1, True)
     """
     ok = problem.eligible.any(axis=1)
-    times = np.concatenate([problem.p[ok][problem.eligible[ok]], problem.arrival[ok],
-                            problem.deadline[ok]])
-    R = _power_of_ten(times)
+    times = np.concatenate([problem.p[ok][problem.eligible[ok]], problem.arrival[ok], problem.deadline[ok]])
+    H = max(big_m(problem), float(np.abs(problem.deadline[ok]).max(initial=0.0)), 1e-300)
+    R = _power_of_ten(times, top=12)
+    exact = R is not None and H * R <= MAX_SCALED
+    if not exact:
+        # the coarsest grid that keeps the scaled horizon small enough
+        R = 10 ** max(0, int(math.floor(math.log10(MAX_SCALED / H))))
     Rw = _power_of_ten(problem.weight[ok])
-    exact = R is not None and Rw is not None
-    return (R or 10 ** 4), (Rw or 10 ** 4), exact
+    if Rw is None:
+        Rw, exact = 10 ** 6, False
+    return int(R), int(Rw), exact
 
 
-def _finish(problem: HeteroProblem, seqs: list[list[int]] | None, lb: float | None,
-            proven: bool, runtime: float, backend: str, info: dict[str, Any]) -> Result:
-    """Re-time, check, and decide the status honestly."""
-    if seqs is None:
-        status = Status.UNKNOWN
-        return Result(None, lb, status, runtime, None, backend, info)
+def _checked(problem: HeteroProblem, seqs: list[list[int]], backend: str) -> tuple[Schedule, float]:
     schedule = evaluate_sequences(problem, seqs)
     errors = check(problem, schedule)
     if errors:
-        raise SolverError(f"{backend}: solver schedule fails the checker: {errors[:3]}")
-    obj = weighted_tardiness(problem, schedule)
-    if lb is not None and lb > obj + _TOL * max(1.0, abs(obj)):
-        raise SolverError(f"{backend}: lower bound {lb} above the objective {obj}")
-    optimal = proven and lb is not None and obj <= lb + _TOL * max(1.0, abs(obj))
-    if optimal:
-        lb = min(lb, obj)
-    return Result(obj, lb, Status.OPTIMAL if optimal else Status.FEASIBLE, runtime, schedule,
-                  backend, info)
+        raise SolverError(f"{backend}: schedule fails the checker: {errors[:3]}")
+    return schedule, weighted_tardiness(problem, schedule)
 
 
 def _hint_sequences(problem: HeteroProblem, hint: Schedule | Sequence | None):
     if hint is None:
         return None
     if isinstance(hint, Schedule):
+        errors = check(problem, hint)
+        if errors:
+            raise OptionError(f"the hint is not a feasible schedule: {errors[:2]}", field="hint")
         return hint.sequences(problem)
-    return [list(s) for s in hint]
+    try:
+        seqs = [[int(i) for i in s] for s in hint]
+    except (TypeError, ValueError):
+        raise OptionError("must be a Schedule or one sequence of task indices per GPU", field="hint") from None
+    if len(seqs) != problem.m:
+        raise OptionError(f"needs one sequence per GPU ({problem.m}), got {len(seqs)}", field="hint")
+    flat = sorted(i for s in seqs for i in s)
+    if flat != sorted(int(i) for i in np.flatnonzero(problem.eligible.any(axis=1))):
+        raise OptionError("must list every schedulable task exactly once", field="hint")
+    if check(problem, evaluate_sequences(problem, seqs)):
+        raise OptionError("puts a task on a GPU it does not fit", field="hint")
+    return seqs
 
 
 # ---------------------------------------------------------------------------
 # CP-SAT
 # ---------------------------------------------------------------------------
 
-def _solve_cpsat(problem, time_limit, workers, hint, log):
+def _solve_cpsat(problem, dl: Deadline, workers, seqs_hint, lb: float, log, seed):
     from ortools.sat.python import cp_model
 
-    t0 = time.perf_counter()
+    from milp import cpsat
+
     R, Rw, exact = resolution(problem)
     tasks = [i for i in range(problem.n) if problem.eligible[i].any()]
     elig = problem.eligible
@@ -168,46 +200,52 @@ def _solve_cpsat(problem, time_limit, workers, hint, log):
     for j in range(problem.m):
         if len(per_gpu[j]) > 1:
             md.add_no_overlap(per_gpu[j])                                # eq. (6)
-    md.minimize(sum(int(W[i]) * T[i] for i in tasks))                    # eq. (1)
-    seqs_hint = _hint_sequences(problem, hint)
+    objective = sum(int(W[i]) * T[i] for i in tasks)
+    md.minimize(objective)                                               # eq. (1)
+    if exact and lb > 0:
+        # valid: with exact scaling the model's costs are the user's times R * Rw
+        md.add(objective >= int(math.ceil(lb * R * Rw - 1e-6 * max(1.0, lb * R * Rw))))
     if seqs_hint is not None:
         sched = evaluate_sequences(problem, seqs_hint)
+        pairs = []
         for a in sched.assignments:
             i, j = problem.index[a.task], problem.gpu_index[a.gpu]
             if exact:
-                md.add_hint(S[i], int(round(a.start * R)))
+                pairs.append((S[i], int(round(a.start * R))))
             for jj in range(problem.m):
                 if (i, jj) in X:
-                    md.add_hint(X[i, jj], int(jj == j))
-    solver = cp_model.CpSolver()
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
-    if workers:
-        solver.parameters.num_workers = int(workers)
-    solver.parameters.log_search_progress = bool(log)
-    st = solver.solve(md)
-    runtime = time.perf_counter() - t0
-    info = {"resolution": R, "weight_resolution": Rw, "exact_scaling": exact,
-            "horizon": H, "status": solver.status_name(st)}
-    if st == cp_model.INFEASIBLE:  # cannot happen for valid data: every task has a GPU
-        return Result(None, None, Status.INFEASIBLE, runtime, None, "cpsat", info)
-    if st not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return Result(None, None, Status.UNKNOWN, runtime, None, "cpsat", info)
-    lb = solver.best_objective_bound / (R * Rw)
-    seqs: list[list[tuple[int, int]]] = [[] for _ in range(problem.m)]
-    for (i, j), x in X.items():
-        if solver.value(x):
-            seqs[j].append((solver.value(S[i]), i))
-    seqs_out = [[i for _, i in sorted(s)] for s in seqs]
-    return _finish(problem, seqs_out, lb, st == cp_model.OPTIMAL, runtime, "cpsat", info)
+                    pairs.append((X[i, jj], int(jj == j)))
+        cpsat.set_hints(md, pairs)
+    out = cpsat.run(md, time_limit=dl, workers=workers, seed=seed, log=log)
+    info = {"resolution": R, "weight_resolution": Rw, "exact_scaling": exact, "horizon": H,
+            "solver_status": out.stats.get("solver_status", out.status)}
+    bound = None if out.bound is None else out.bound / (R * Rw)
+    seqs = None
+    if out.has_solution:
+        per: list[list[tuple[int, int]]] = [[] for _ in range(problem.m)]
+        for (i, j), x in X.items():
+            if out.boolean(x):
+                per[j].append((out.value(S[i]), i))
+        seqs = [[i for _, i in sorted(s)] for s in per]
+    return seqs, bound, info
 
 
 # ---------------------------------------------------------------------------
 # Pyomo + HiGHS: the seed's MILP (1)-(6)
 # ---------------------------------------------------------------------------
 
-def build_pyomo(problem: HeteroProblem):
-    """The MILP (1)-(6) of seed 002 as a Pyomo ``ConcreteModel`` (tasks that fit no GPU left out).
+class _BuildExpired(RuntimeError):
+    """The deadline passed while the Pyomo model was being built."""
+
+
+def build_pyomo(problem: HeteroProblem, lower_bound: float = 0.0, deadline: Deadline | None = None):
+    """The MILP (1)-(6) of the heterogeneous-GPU scheduling paper as a Pyomo ``ConcreteModel``.
+
+    Tasks that fit no GPU are left out.
+
+    ``lower_bound > 0`` adds the valid constraint ``objective >= lower_bound``.
+    With a ``deadline``, building stops (``_BuildExpired``) once it passes:
+    the O(n^2 m) disjunctions can take longer than a short time limit.
 
     Examples
     --------
@@ -231,8 +269,10 @@ def build_pyomo(problem: HeteroProblem):
     mdl.c = pyo.Var(tasks, bounds=(0, H))
     mdl.T = pyo.Var(tasks, domain=pyo.NonNegativeReals)
     mdl.y = pyo.Var(pairs, domain=pyo.Binary)
-    mdl.obj = pyo.Objective(expr=sum(problem.tasks[i].weight * mdl.T[i] for i in tasks),
-                            sense=pyo.minimize)                                       # (1)
+    total = sum(problem.tasks[i].weight * mdl.T[i] for i in tasks)
+    mdl.obj = pyo.Objective(expr=total, sense=pyo.minimize)                                   # (1)
+    if lower_bound > 0:
+        mdl.lb = pyo.Constraint(expr=total >= float(lower_bound))
     mdl.tard = pyo.Constraint(tasks, rule=lambda m_, i: m_.T[i] >= m_.c[i] - problem.tasks[i].deadline)
     mdl.assign = pyo.Constraint(tasks, rule=lambda m_, i: sum(m_.x[i, j] for j in G) == 1)  # (2)
     mdl.memory = pyo.Constraint(
@@ -241,7 +281,11 @@ def build_pyomo(problem: HeteroProblem):
     mdl.timing = pyo.Constraint(
         tasks, rule=lambda m_, i: m_.c[i] == m_.s[i] + sum(m_.x[i, j] * float(p[i, j]) for j in G))  # (4)
     mdl.arrival = pyo.Constraint(tasks, rule=lambda m_, i: m_.s[i] >= problem.tasks[i].arrival)   # (5)
-    dur = lambda m_, i: sum(m_.x[i, j] * float(p[i, j]) for j in G)  # noqa: E731
+    def dur(m_, i):
+        if deadline is not None and deadline.expired():
+            raise _BuildExpired("time limit reached while building the model")
+        return sum(m_.x[i, j] * float(p[i, j]) for j in G)
+
     idx = [(i, k, j) for (i, k) in pairs for j in G]
     mdl.disj_a = pyo.Constraint(idx, rule=lambda m_, i, k, j: m_.s[i] + dur(m_, i) <= m_.s[k] + H * (
         3 - m_.x[i, j] - m_.x[k, j] - m_.y[i, k]))                                          # (6)
@@ -251,14 +295,25 @@ def build_pyomo(problem: HeteroProblem):
     return mdl
 
 
-def _solve_highs(problem, time_limit, workers, hint, log):
+def _solve_highs(problem, dl: Deadline, workers, seqs_hint, lb: float, log):
     import pyomo.environ as pyo
 
-    t0 = time.perf_counter()
-    mdl = build_pyomo(problem)
+    from milp.highs import solve_highs
+
+    info: dict[str, Any] = {"big_m": big_m(problem)}
+    import logging
+
+    quiet = logging.getLogger("pyomo.core")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # an expired build is expected here, not an error worth a log line
+    try:
+        mdl = build_pyomo(problem, lb, deadline=dl)
+    except _BuildExpired:
+        info["termination"] = "time limit spent building the model"
+        return None, None, info
+    finally:
+        quiet.setLevel(level)
     tasks = mdl.tasks_in_model
-    # ``workers`` is not passed on: HiGHS's branch-and-bound is serial.
-    seqs_hint = _hint_sequences(problem, hint)
     if seqs_hint is not None:
         sched = evaluate_sequences(problem, seqs_hint)
         pos = {a.task: (problem.gpu_index[a.gpu], a.start, a.end) for a in sched.assignments}
@@ -271,25 +326,45 @@ def _solve_highs(problem, time_limit, workers, hint, log):
             mdl.T[i].set_value(max(0.0, c - problem.tasks[i].deadline))
         for (i, k) in mdl.y:
             mdl.y[i, k].set_value(int(pos[problem.tasks[i].name][1] <= pos[problem.tasks[k].name][1]))
-    out = solve_highs(mdl, time_limit, warmstart=seqs_hint is not None, abs_gap=1e-7, log=log)
-    runtime = time.perf_counter() - t0
-    info: dict[str, Any] = {"termination": out.termination, "big_m": big_m(problem), "workers_ignored": workers}
-    if out.infeasible:
-        return Result(None, None, Status.INFEASIBLE, runtime, None, "highs", info)
-    lb = out.bound
-    if not out.has_solution:  # none within the limit
-        return Result(None, lb, Status.UNKNOWN, runtime, None, "highs", info)
-    seqs: list[list[tuple[float, int]]] = [[] for _ in range(problem.m)]
+    rem = dl.remaining()
+    if rem is not None and rem <= 0.05:
+        info["termination"] = "time limit spent building the model"
+        return None, None, info
+    out = solve_highs(mdl, rem, workers, warmstart=seqs_hint is not None, abs_gap=1e-7, log=log)
+    info.update(termination=out.termination, **out.stats)
+    if not out.has_solution:
+        return None, out.bound, info
+    per: list[list[tuple[float, int]]] = [[] for _ in range(problem.m)]
     for i in tasks:
         j = max(range(problem.m), key=lambda jj: pyo.value(mdl.x[i, jj]))
-        seqs[j].append((pyo.value(mdl.s[i]), i))
-    seqs_out = [[i for _, i in sorted(s)] for s in seqs]
-    return _finish(problem, seqs_out, lb, out.optimal, runtime, "highs", info)
+        per[j].append((pyo.value(mdl.s[i]), i))
+    return [[i for _, i in sorted(s)] for s in per], out.bound, info
 
 
-def solve(problem: HeteroProblem, backend: str = "cpsat", time_limit: float | None = None,
+# ---------------------------------------------------------------------------
+# entry point
+# ---------------------------------------------------------------------------
+
+def _our_bound(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 0.15,
+               cap: float = 5.0) -> tuple[float, dict]:
+    """:func:`bounds.hetero.lower_bound` within ``share`` of the remaining budget (at most ``cap`` s)."""
+    from bounds import hetero as hb
+    from bounds.hetero_multi import multi_bound
+
+    rem = dl.remaining()
+    budget = cap if rem is None else min(cap, share * rem)
+    if budget <= 0.05:
+        return 0.0, {"bound": "no time"}
+    res = hb.lagrangian(problem, hint, time_limit=budget)
+    if res is not None:
+        return float(res.bound), {"bound": "single-machine Lagrangian", "bound_value": float(res.bound)}
+    mb = multi_bound(problem, hint, time_limit=budget)
+    return float(mb.bound), {"bound": "multi-GPU Lagrangian", "bound_value": float(mb.bound)}
+
+
+def solve(problem: HeteroProblem, backend: str = "auto", time_limit: float | None = None,
           workers: int | None = None, hint: Schedule | Sequence | None = None,
-          log: bool = False, **options: Any) -> Result:
+          log: bool = False, seed: int = 0, bound: bool = True, **options: Any) -> Result:
     """Solve the heterogeneous weighted-tardiness problem exactly (or to the time limit).
 
     Parameters
@@ -297,38 +372,81 @@ def solve(problem: HeteroProblem, backend: str = "cpsat", time_limit: float | No
     problem
         A :class:`instances.hetero.HeteroProblem`.
     backend
-        ``"cpsat"`` or ``"highs"`` (the seed's MILP in Pyomo).
+        ``"auto"`` (default: ``"ssdp"`` where it applies, else ``"cpsat"``),
+        ``"ssdp"``, ``"cpsat"`` or ``"highs"``; see the module docstring.
     time_limit
-        Seconds; ``None`` for no limit.
+        Seconds for the whole call (``None``: no limit).
     workers
-        CP-SAT threads (HiGHS runs its serial branch-and-bound regardless).
+        CP-SAT workers / HiGHS threads.
     hint
-        A schedule (or per-GPU index sequences) to start from.
+        A schedule (or per-GPU index sequences) to start from; default: the
+        ILS with ``min(1 s, 10 %)`` of the budget.
     log
         Print the solver log.
+    seed
+        Seed of the ILS warm start and of CP-SAT.
+    bound
+        Compute :func:`bounds.hetero.lower_bound` for the model backends
+        (``min(5 s, 15 %)`` of the budget).
 
     Returns
     -------
     Result
-        ``objective`` (re-timed, in the problem's units), ``lower_bound``,
+        ``objective`` (on the user's data), ``lower_bound`` (valid for it),
         ``status`` (OPTIMAL only when proven), ``schedule`` (checked).
 
     Examples
     --------
     >>> from instances import hetero
-    >>> res = solve(hetero.orlib_wt40(1), time_limit=2, workers=1)
-    >>> res.objective >= 913 and res.lower_bound <= 913
-    True
+    >>> res = solve(hetero.orlib_wt40(1), time_limit=60)
+    >>> str(res.status), res.objective, res.backend
+    ('OPTIMAL', 913.0, 'ssdp')
     """
-    if options:
-        raise TypeError(f"unknown option(s) for hetero: {', '.join(sorted(options))}")
+    opt.no_unknown(options, "milp.hetero.solve")
     if not isinstance(problem, HeteroProblem):
-        raise TypeError(f"expected a HeteroProblem, got {type(problem).__name__}")
+        raise OptionError(f"expected a HeteroProblem, got {type(problem).__name__}", field="problem")
+    opt.choice(backend, BACKENDS, "backend")
+    opt.time_limit(time_limit)
+    opt.workers(workers)
+    opt.flag(log, "log")
+    opt.flag(bound, "bound")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise OptionError(f"must be an integer, got {seed!r}", field="seed")
+    dl = Deadline(time_limit)
+    seqs_hint = _hint_sequences(problem, hint)
     if not problem.eligible.any(axis=1).any():
         sched = evaluate_sequences(problem, [[] for _ in problem.gpus])
-        return Result(0.0, 0.0, Status.OPTIMAL, 0.0, sched, backend, {"empty": True})
+        return Result.from_bounds(0.0, 0.0, schedule=sched, runtime=dl.elapsed(),
+                                  backend=backend, info={"empty": True})
+    if backend == "auto":
+        from milp.hetero_ssdp import applies
+
+        backend = "ssdp" if applies(problem) else "cpsat"
+    hint_sched = None if seqs_hint is None else evaluate_sequences(problem, seqs_hint)
+    if backend == "ssdp":
+        from milp.hetero_ssdp import solve_ssdp
+
+        return solve_ssdp(problem, dl, hint=hint_sched, log=log, seed=seed)
+    if hint_sched is None:
+        from heuristics.hetero import ils
+
+        rem = dl.remaining()
+        hint_sched = ils(problem, time_limit=1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem)), seed=seed)
+        seqs_hint = hint_sched.sequences(problem)
+    hint_sched, hint_obj = _checked(problem, seqs_hint, "warm start")
+    lb, info = (0.0, {}) if not bound else _our_bound(problem, hint_sched, dl)
     if backend == "cpsat":
-        return _solve_cpsat(problem, time_limit, workers, hint, log)
-    if backend == "highs":
-        return _solve_highs(problem, time_limit, workers, hint, log)
-    raise ValueError(f"unknown backend {backend!r}; use 'cpsat' or 'highs'")
+        seqs, model_bound, minfo = _solve_cpsat(problem, dl, workers, seqs_hint, lb, log, seed)
+    else:
+        seqs, model_bound, minfo = _solve_highs(problem, dl, workers, seqs_hint, lb, log)
+    info.update(minfo)
+    best, best_obj = hint_sched, hint_obj
+    if seqs is not None:
+        sched, obj = _checked(problem, seqs, backend)
+        if obj < best_obj:
+            best, best_obj = sched, obj
+        else:
+            info["solver_objective_not_better"] = obj
+    bounds_known = [b for b in (lb, model_bound) if b is not None]
+    lower = max(bounds_known) if bounds_known else None
+    return Result.from_bounds(best_obj, lower, schedule=best, runtime=dl.elapsed(), backend=backend, info=info)

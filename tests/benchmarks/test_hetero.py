@@ -1,46 +1,130 @@
-"""Command-line benchmarks of the hetero family: OR-Library wt40 and the small comparison."""
+"""Command-line benchmarks of the hetero family: OR-Library sets and the heterogeneous comparison."""
 
 import re
+from importlib import resources
 
 import pytest
 
+from benchmarks import executor
 from benchmarks import hetero as bench_hetero
 from benchmarks import orlib
+from instances import hetero
+
+
+def _rows(out):
+    return {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
 
 
 def test_orlib_cli_small_run(capsys):
     assert orlib.main(["--instances", "1,2", "--ils-time", "30", "--ils-iters", "30", "--exact-limit", "0.3",
                        "--backends", "cpsat", "--quiet"]) == 0
     out = capsys.readouterr().out
-    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    rows = _rows(out)
     assert {"fifo", "greedy", "sagreedy", "ils", "cpsat"} <= set(rows)
-    # ILS reaches the known optimum of wt40-1 (913) and wt40-2 (1225) within 30 iterations
+    # ILS reaches the known optimum of wt40-1 (913) and wt40-2 (1225) within 30 kicks
     assert re.match(r"\| ils \| 2/2 \| 0\.000 \|", rows["ils"])
-    # CP-SAT proves nothing on n = 40 in 0.3 s but returns a solution for each
-    assert re.match(r"\| cpsat \| 0/2 \| \d/2 \| 0 \|", rows["cpsat"])
+    # CP-SAT proves nothing on n = 40 in 0.3 s but returns the warm start for each
+    assert re.match(r"\| cpsat \| 0/2 \| 0/0 \| [\d.]+ \|", rows["cpsat"])
+    assert rows["cpsat"].rstrip().endswith("| 0 |")  # a schedule for every instance
+
+
+def test_orlib_any_file_with_values_bound_and_ssdp(tmp_path, capsys):
+    # a small OR-Library file of our own: write it, read it back, bound and prove it
+    pbs = hetero.generate_orlib_set(8, seed=5)
+    path = tmp_path / "wt8.txt"
+    hetero.write_orlib(pbs, path)
+    from milp import solve_optimal
+
+    opt = [solve_optimal(pb, time_limit=30).objective for pb in pbs[:3]]
+    values = tmp_path / "wtopt8.txt"
+    values.write_text("\n".join(f"{v:g}" for v in opt + [999999] * (len(pbs) - 3)) + "\n")
+    assert orlib.main(["--file", str(path), "--values", str(values), "--instances", "1-3", "--methods", "ils",
+                       "--ils-iters", "20", "--ils-time", "30", "--bound", "--bound-time", "20",
+                       "--exact-limit", "30", "--markdown", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    tables = out.strip().split("\n\n")
+    assert len(tables) == 3 and all(t.startswith("| ") for t in tables)
+    rows = _rows(out)
+    assert re.match(r"\| ils \| 3/3 \|", rows["ils"])
+    assert re.match(r"\| auto \| 3/3 \| 3/3 \|", rows["auto"])
+
+
+def test_orlib_bound_above_a_known_value_is_an_error(tmp_path, capsys):
+    values = tmp_path / "low.txt"
+    values.write_text("\n".join(["1"] * 125) + "\n")
+    path = resources.files("instances").joinpath("data", "orlib-wt", "wt40.txt")
+    with pytest.raises(SystemExit) as exc:
+        orlib.main(["--file", str(path), "--values", str(values), "--instances", "1", "--no-methods", "--bound",
+                    "--bound-time", "120", "--no-exact", "--quiet"])
+    assert exc.value.code == 1
+    assert "above the known value" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args", [["--methods", "tabu"], ["--instances", "0-3"], ["--instances", "x"],
-                                  ["--backends", "gurobi"], ["--ils-time", "0"]])
+                                  ["--backends", "gurobi"], ["--ils-time", "0"], ["--executor", "spark"],
+                                  ["--scheduler", "tcp://h:1"], ["--values", "x.txt"],
+                                  ["--file", "/nonexistent/wt.txt"], ["--generate", "10"]])
 def test_orlib_cli_bad_arguments_exit_2(args, capsys):
     with pytest.raises(SystemExit) as exc:
         orlib.main(args)
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("python -m benchmarks.orlib: error:")
+    assert len(err) == 1 and err[0].startswith("python -m benchmarks.orlib: error:")
+
+
+def _strip_times(recs):
+    if isinstance(recs, dict):
+        return {k: _strip_times(v) for k, v in recs.items() if not k.endswith("time_s")}
+    if isinstance(recs, list):
+        return [_strip_times(r) for r in recs]
+    return recs
+
+
+def test_orlib_local_processes_and_dask_agree():
+    # deterministic ILS (a kick count), the bound and ssdp proofs: identical records on every executor
+    cfg = orlib.Config(methods=("greedy", "ils"), ils_time=60.0, ils_iters=10, bound=True, bound_time=60.0,
+                       backends=("auto",), exact_limit=60.0)
+    pbs = [hetero.generate_orlib(12, tf=tf, rdd=0.4, seed=s) for s, tf in enumerate((0.2, 0.6, 0.8))]
+    known = [orlib.solve_optimal(pb, time_limit=60).objective for pb in pbs]
+    ks = [3, 1, 2]
+    local = orlib.run(cfg, pbs, known, ks)
+    pool = orlib.run(cfg, pbs, known, ks, executor.Executor("local", jobs=2))
+    dask = orlib.run(cfg, pbs, known, ks, executor.Executor("dask", jobs=1))
+    assert _strip_times(local) == _strip_times(pool) == _strip_times(dask)
+    assert [r["k"] for r in dask] == ks and all(r["exact"]["auto"]["proven"] for r in dask)
 
 
 def test_hetero_cli_small_run(capsys):
-    assert bench_hetero.main(["--n", "6", "--seeds", "2", "--ils-time", "0.2", "--time-limit", "20",
-                              "--quiet"]) == 0
+    assert bench_hetero.main(["--n", "6", "--seeds", "2", "--ils-time", "5", "--ils-iters", "20",
+                              "--time-limit", "20", "--quiet"]) == 0
     out = capsys.readouterr().out
-    rows = [line for line in out.splitlines() if line.startswith("| 6 |")]
-    assert [r.split("|")[2].strip() for r in rows] == ["OPT (CP-SAT)", "fifo", "greedy", "sagreedy", "ils"]
-    assert "| 2/2 | 0.0 |" in rows[0]  # the optimum reaches itself
+    exact = [line for line in out.splitlines() if line.startswith("| 6 | 2/2")]
+    assert len(exact) == 1  # both proven
+    rows = [line for line in out.splitlines() if line.startswith("| 6 | ") and line.count("|") == 8]
+    assert [r.split("|")[2].strip() for r in rows] == ["fifo", "greedy", "sagreedy", "ils"]
 
 
-@pytest.mark.parametrize("args", [["--n", "a"], ["--gpus", "B200"], ["--seeds", "0"], ["--rdd", "0"]])
-def test_hetero_cli_bad_arguments_exit_2(args):
+def test_hetero_local_and_dask_agree(capsys):
+    argv = ["--n", "5", "--seeds", "2", "--ils-time", "30", "--ils-iters", "10", "--time-limit", "30",
+            "--markdown", "--quiet"]
+    assert bench_hetero.main(argv) == 0
+    local = capsys.readouterr().out
+    assert bench_hetero.main(argv + ["--executor", "dask", "--jobs", "2"]) == 0
+    dask = capsys.readouterr().out
+
+    def no_times(text):
+        # drop the time columns (the last one or two cells of each row)
+        return [re.sub(r"\| [\d.]+ \| [\d.]+ \|$", "|", line) if line.count("|") == 7 else
+                re.sub(r"\| [\d.]+ \|$", "|", line) for line in text.splitlines()]
+
+    assert no_times(local) == no_times(dask)
+    assert "| 5 | 2/2 |" in local
+
+
+@pytest.mark.parametrize("args", [["--n", "a"], ["--gpus", "B200"], ["--seeds", "0"], ["--rdd", "0"],
+                                  ["--backend", "ssdp"], ["--executor", "dask", "--scheduler", "h:1"]])
+def test_hetero_cli_bad_arguments_exit_2(args, capsys):
     with pytest.raises(SystemExit) as exc:
         bench_hetero.main(args)
     assert exc.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -1,4 +1,4 @@
-"""Problem data, OR-Library reader, checker and metrics of the hetero family (seed 002)."""
+"""Problem data, OR-Library reader, checker and metrics of the hetero family (the heterogeneous-GPU scheduling paper)."""
 
 import json
 import math

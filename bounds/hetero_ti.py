@@ -1,0 +1,973 @@
+"""Time-indexed network of one machine without idle time, and its Lagrangian relaxation.
+
+The engine behind :mod:`bounds.hetero` and the exact method of
+:mod:`milp.hetero_ssdp`. A single machine processes ``n`` jobs with integer
+processing times ``p_j >= 1`` from time 0 without idle time, so the last job
+ends at ``T = sum_j p_j``; job ``j`` completing at ``t`` costs
+``cost[t, j]`` (integers, e.g. ``w_j max(0, t - d_j)`` in scaled units). A
+schedule is a path from time 0 to ``T`` in the network whose *nodes* are
+``(j, t)`` (job ``j`` completes at ``t``) and whose *arcs* join ``(i, s)``
+to ``(j, s + p_j)`` (``j`` directly follows ``i``).
+
+Lagrangian relaxation (Abdul-Razaq & Potts 1988; Tanaka, Fujikuma & Araki
+2009, Sec. 3-4): relaxing "every job exactly once" with multipliers ``mu``
+leaves a shortest path from 0 to ``T`` with arc costs ``cost[t, j] - mu_j``,
+in which a job may occur several times or never;
+``L(mu) = (shortest path) + sum_j mu_j`` is a lower bound for every ``mu``.
+Three constraints that every optimal schedule of some kind satisfies are kept
+in the path problem, which makes it much stronger than the plain
+time-indexed bound:
+
+* no job twice in a row and no 2-cycle ``i, j, i`` (each node keeps its best
+  value with its predecessor job and the best value with another predecessor);
+* adjacent-pair dominance: ``i`` directly before ``j`` ending at ``t`` is
+  forbidden when the interchange ``j, i`` (same end time, nothing else moves)
+  is strictly cheaper, or equally cheap and ``j`` precedes ``i`` in a fixed
+  tie-break order. Repeated adjacent interchanges turn any optimal schedule
+  into an optimal one without such a pair (each strict interchange lowers
+  the cost, each tie lowers the number of inversions of the tie-break
+  order), so some optimal schedule remains a path;
+* elimination: a node or arc whose cheapest path through it costs more than
+  a threshold ``theta`` is removed. If every schedule of cost ``<= theta``
+  survives (it does: its path costs at least as much as the cheapest one
+  through any of its nodes), the relaxation of the reduced network still
+  bounds every schedule of cost ``<= theta``, so
+  ``min(L_reduced(mu), theta)`` stays a valid bound.
+
+Computation is vectorised with numpy over arcs: nodes are stored in time
+order, arcs grouped by target; a pass handles a block of consecutive times at
+once (``numpy.minimum.reduceat`` per target) and repeats the block as often
+as its longest chain of arcs inside the block requires, so the Python loop
+runs over blocks, not over time units.
+
+Costs must be integers (in some unit) so that the dominance tests are exact;
+the callers scale and round the user's data (see :mod:`bounds.hetero`).
+
+Examples
+--------
+>>> import numpy as np
+>>> p, w, d = np.array([3, 2, 4]), np.array([2, 1, 3]), np.array([4, 3, 5])
+>>> net = Network(p, tardiness_costs(p, w, d))
+>>> fw = net.forward(np.zeros(3)); path = net.path(fw)
+>>> [(int(j), int(t)) for j, t in path], fw.value
+([(0, 3), (2, 7), (1, 9)], 12.0)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Network", "Expired", "Forward", "Backward", "tardiness_costs", "wspt_rank", "INF"]
+
+INF = math.inf
+_BIG = np.iinfo(np.int64).max
+
+
+def tardiness_costs(p, w, d, T: int | None = None) -> np.ndarray:
+    """``cost[t, j] = w_j max(0, t - d_j)`` for ``t = 0..T``, ``inf`` where ``t < p_j``.
+
+    Examples
+    --------
+    >>> tardiness_costs([2, 1], [3, 1], [2, 0]).tolist()
+    [[inf, inf], [inf, 1.0], [0.0, 2.0], [3.0, 3.0]]
+    """
+    p = np.asarray(p, dtype=np.int64)
+    w = np.asarray(w, dtype=float)
+    d = np.asarray(d, dtype=float)
+    T = int(p.sum()) if T is None else int(T)
+    t = np.arange(T + 1, dtype=float)[:, None]
+    cost = w[None, :] * np.maximum(0.0, t - d[None, :])
+    cost[t < p[None, :]] = INF
+    return cost
+
+
+def wspt_rank(p, w) -> np.ndarray:
+    """Tie-break rank of the adjacency test: larger ``w/p`` first, then index.
+
+    Among jobs that are all early (or all late) an adjacent interchange is a
+    tie exactly when the order does not matter; ranking them by weighted
+    shortest processing time makes the tie-break agree with the strict
+    comparison of late jobs (Smith's rule).
+
+    Examples
+    --------
+    >>> wspt_rank([2, 1, 4], [2, 3, 2]).tolist()
+    [1, 0, 2]
+    """
+    p = np.asarray(p, dtype=float)
+    w = np.asarray(w, dtype=float)
+    order = np.lexsort((np.arange(len(p)), -(w / p)))
+    rank = np.empty(len(p), dtype=np.int64)
+    rank[order] = np.arange(len(p))
+    return rank
+
+
+@dataclass
+class Forward:
+    """Forward labels, one per node (and the start node at index ``N``).
+
+    ``f1`` is the cheapest path from time 0 to the node (its cost included),
+    ``p1`` the job before the node on it (``-1`` = the start), ``f2`` the
+    cheapest path whose job before the node differs from ``p1``; ``a1``,
+    ``a2`` are the arcs that realise them. ``value`` is the shortest path to
+    ``T`` (``inf`` when there is none) and ``bound`` = value + sum(mu).
+    """
+
+    f1: np.ndarray
+    p1: np.ndarray
+    f2: np.ndarray
+    a1: np.ndarray
+    a2: np.ndarray
+    value: float
+    bound: float
+    last: int
+
+
+@dataclass
+class Backward:
+    """Backward labels: ``b1`` cheapest path from the node to ``T`` (the node's
+    own cost excluded), ``s1`` the job after the node on it (``-2`` = the end),
+    ``b2`` the cheapest one whose next job differs from ``s1``."""
+
+    b1: np.ndarray
+    s1: np.ndarray
+    b2: np.ndarray
+
+
+class Expired(RuntimeError):
+    """The deadline passed while a :class:`Network` was being built."""
+
+
+def _check(deadline) -> None:
+    if deadline is not None and time.perf_counter() >= deadline:
+        raise Expired("deadline passed while building the network")
+
+
+class Network:
+    """The time-indexed network of one machine without idle time (see the module docstring).
+
+    Parameters
+    ----------
+    p
+        Integer processing times ``>= 1``.
+    cost
+        ``(T + 1, n)`` array, ``cost[t, j]`` for job ``j`` completing at ``t``
+        (``inf`` where ``t < p_j``); integer values (exact dominance tests).
+    rank
+        Tie-break order of the adjacency test (default :func:`wspt_rank` of
+        ``p`` and the slope of the last cost column, else the index).
+    block
+        Time units per vectorised block.
+    """
+
+    def __init__(self, p, cost: np.ndarray, rank=None, weights=None, block: int = 24,
+                 release=None, horizon: int | None = None, idle: bool = False, deadline: float | None = None):
+        p = np.asarray(p, dtype=np.int64)
+        n = len(p)
+        if n == 0 or (p < 1).any():
+            raise ValueError("need at least one job and processing times >= 1")
+        self.jobs = n                      # real jobs; with idle time, job n is the idle unit
+        self.idle = bool(idle)
+        T = int(p.sum()) if horizon is None else int(horizon)
+        cost = np.asarray(cost, dtype=float)
+        if cost.shape != (T + 1, n):
+            raise ValueError(f"cost must have shape {(T + 1, n)}, got {cost.shape}")
+        if rank is None:
+            w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+            rank = wspt_rank(p, np.maximum(w, 1e-300))
+        rank = np.asarray(rank, dtype=np.int64)
+        release = np.zeros(n, dtype=np.int64) if release is None else np.asarray(release, dtype=np.int64)
+        if self.idle:
+            # one idle time unit is a pseudo-job of length 1 and cost 0, free of every rule
+            p = np.append(p, 1)
+            idle_cost = np.zeros((T + 1, 1))
+            idle_cost[0] = INF
+            cost = np.hstack([cost, idle_cost])
+            rank = np.append(rank, n)
+            release = np.append(release, 0)
+        self.p, self.cost, self.rank, self.release = p, cost, rank, release
+        self.n = len(p)
+        self.T = T
+        self.block = 1 if self.idle else max(1, int(block))
+        t = np.arange(T + 1)[:, None]
+        self.alive = np.isfinite(cost) & (t >= p[None, :] + release[None, :])
+        # building is the largest single step on big horizons: it checks the clock as it goes
+        self._deadline = deadline
+        self._build()
+        self._deadline = None
+
+    # ------------------------------------------------------------------ structure
+    def _build(self) -> None:
+        """Nodes in time order, arcs (dominance-filtered) grouped by target, blocks."""
+        n, T, p = self.n, self.T, self.p
+        cost, rank = self.cost, self.rank
+        tt, kk = np.nonzero(self.alive)               # row-major: sorted by t, then job
+        N = len(tt)
+        self.N = N
+        self.node_t = tt.astype(np.int64)
+        self.node_k = kk.astype(np.int64)
+        self.node_id = np.full((T + 1, n), -1, dtype=np.int64)
+        self.node_id[tt, kk] = np.arange(N)
+        counts_t = np.bincount(tt, minlength=T + 1)
+        self.time_ptr = np.concatenate([[0], np.cumsum(counts_t)])
+        # candidate sources of each target (k, t): every node at s = t - p_k (the start if s = 0)
+        s = tt - p[kk]
+        lo = np.where(s > 0, self.time_ptr[np.maximum(s, 0)], N)
+        hi = np.where(s > 0, self.time_ptr[np.maximum(s, 0) + 1], N + 1)
+        cnt = hi - lo
+        tgt = np.repeat(np.arange(N), cnt)
+        first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+        src = np.repeat(lo, cnt) + (np.arange(len(tgt)) - first)
+        keep = self._allowed(src, tgt)
+        self._set_arcs(src[keep], tgt[keep])
+
+    def _allowed(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
+        """Arcs ``src -> tgt`` that pass the no-repeat and adjacency tests."""
+        n, p, rank, jobs = self.n, self.p, self.rank, self.jobs
+        flat = self.cost.ravel()
+        jobx = np.append(self.node_k, -1)
+        j = jobx[src]
+        k = self.node_k[tgt]
+        t = self.node_t[tgt]
+        free = (j < 0) | (j == jobs) | (k == jobs)      # the start or an idle unit: no rule
+        ok = free | (j != k)
+        real_all = np.flatnonzero(~free & ok)
+        for c0 in range(0, len(real_all), 1 << 18):
+            _check(self._deadline)
+            real = real_all[c0:c0 + (1 << 18)]
+            jr, kr, tr = j[real], k[real], t[real]
+            pj = p[jr]
+            sr_n = (tr - p[kr]) * n
+            t_n = tr * n
+            lhs = flat[sr_n + jr] + flat[t_n + kr]
+            rhs = flat[t_n - pj * n + kr] + flat[t_n + jr]
+            bad = (lhs > rhs) | ((lhs == rhs) & (rank[jr] > rank[kr]))
+            # the interchange must respect k's arrival: k would start where j started
+            bad &= self.release[kr] <= tr - p[kr] - pj
+            ok[real[bad]] = False
+        return ok
+
+    def _set_arcs(self, src: np.ndarray, tgt: np.ndarray) -> None:
+        """Install the arcs (``tgt`` must be non-decreasing), drop the nodes that
+        no path from time 0 to ``T`` uses any more, and lay out the blocks."""
+        self._index(src, tgt)
+        N = self.N
+        reach = self._reachable()
+        dead = ~reach
+        if dead.any():
+            self.alive[self.node_t[dead], self.node_k[dead]] = False
+            deadx = np.append(dead, False)
+            keep = ~(deadx[self.arc_tgt] | deadx[self.arc_src])
+            live = np.flatnonzero(~dead)
+            remap = np.full(N + 1, -1, dtype=np.int64)
+            remap[live] = np.arange(len(live))
+            remap[N] = len(live)
+            src, tgt = remap[self.arc_src[keep]], remap[self.arc_tgt[keep]]
+            self.node_t, self.node_k = self.node_t[live], self.node_k[live]
+            self.N = len(live)
+            self.node_id[:] = -1
+            self.node_id[self.node_t, self.node_k] = np.arange(self.N)
+            counts_t = np.bincount(self.node_t, minlength=self.T + 1)
+            self.time_ptr = np.concatenate([[0], np.cumsum(counts_t)])
+            self._index(src, tgt)
+        self._blocks()
+
+    def _index(self, src: np.ndarray, tgt: np.ndarray) -> None:
+        N = self.N
+        self.arc_src, self.arc_tgt = src, tgt
+        self.arc_srcjob = np.append(self.node_k, -1)[src]
+        # an idle target never counts as a repeated job
+        self.arc_tgtjob = np.where(self.node_k[tgt] == self.jobs, -5, self.node_k[tgt])
+        self.in_ptr = np.searchsorted(tgt, np.arange(N + 1))
+        self.by_src = np.argsort(src, kind="stable")
+        self.out_ptr = np.searchsorted(src[self.by_src], np.arange(N + 2))
+
+    def _reachable(self) -> np.ndarray:
+        """Nodes on some arc path from the start to a node at ``T`` (one sweep each way)."""
+        N, T, tp = self.N, self.T, self.time_ptr
+        fwd = np.zeros(N + 1, dtype=np.int64)
+        fwd[N] = 1
+        src, ptr = self.arc_src, self.in_ptr
+        deadline = getattr(self, "_deadline", None)
+        for t in range(1, T + 1):
+            if t % 128 == 0:
+                _check(deadline)
+            v0, v1 = tp[t], tp[t + 1]
+            if v0 == v1:
+                continue
+            a0, a1 = ptr[v0], ptr[v1]
+            csum = np.concatenate([[0], np.cumsum(fwd[src[a0:a1]])])
+            fwd[v0:v1] = (csum[ptr[v0 + 1:v1 + 1] - a0] - csum[ptr[v0:v1] - a0]) > 0
+        bwd = np.zeros(N + 1, dtype=np.int64)
+        bwd[tp[T]:tp[T + 1]] = 1
+        tgt_by_src = self.arc_tgt[self.by_src]
+        optr = self.out_ptr
+        for t in range(T - 1, 0, -1):
+            if t % 128 == 0:
+                _check(deadline)
+            u0, u1 = tp[t], tp[t + 1]
+            if u0 == u1:
+                continue
+            a0, a1 = optr[u0], optr[u1]
+            csum = np.concatenate([[0], np.cumsum(bwd[tgt_by_src[a0:a1]])])
+            bwd[u0:u1] = (csum[optr[u0 + 1:u1 + 1] - a0] - csum[optr[u0:u1] - a0]) > 0
+        return (fwd[:N] > 0) & (bwd[:N] > 0)
+
+    def _blocks(self) -> None:
+        """Time blocks with their node and arc ranges and the number of sweeps
+        each needs (1 + the longest chain of arcs inside the block)."""
+        T, b = self.T, self.block
+        self.fblocks = []   # (v0, v1, sweeps) over targets, increasing time
+        self.bblocks = []   # (u0, u1, sweeps) over sources, decreasing time
+        node_t = self.node_t
+        arc_src_t = np.append(node_t, 0)[self.arc_src]
+        arc_tgt_t = node_t[self.arc_tgt]
+        for t0 in range(1, T + 1, b):
+            t1 = min(T + 1, t0 + b)
+            v0, v1 = self.time_ptr[t0], self.time_ptr[t1]
+            if v0 == v1:
+                continue
+            a0, a1 = self.in_ptr[v0], self.in_ptr[v1]
+            inner = arc_src_t[a0:a1] >= t0
+            sweeps = 1 + self._depth(self.arc_src[a0:a1][inner], self.arc_tgt[a0:a1][inner])
+            self.fblocks.append((v0, v1, sweeps))
+        # backward: sources in [t0, t1), their arcs reach targets at later times
+        for t1 in range(T, 0, -b):
+            t0 = max(0, t1 - b)
+            u0, u1 = self.time_ptr[t0], self.time_ptr[t1]
+            if u0 == u1:
+                continue
+            arcs = self.by_src[self.out_ptr[u0]:self.out_ptr[u1]]
+            inner = arc_tgt_t[arcs] < t1
+            sweeps = 1 + self._depth(self.arc_src[arcs][inner], self.arc_tgt[arcs][inner])
+            self.bblocks.append((u0, u1, sweeps))
+
+    @staticmethod
+    def _depth(src: np.ndarray, tgt: np.ndarray) -> int:
+        """Longest chain of the given arcs (all inside one block)."""
+        if len(src) == 0:
+            return 0
+        nodes = np.unique(np.concatenate([src, tgt]))
+        depth = np.zeros(len(nodes), dtype=np.int64)
+        si, ti = np.searchsorted(nodes, src), np.searchsorted(nodes, tgt)
+        for _ in range(len(nodes)):
+            new = depth.copy()
+            np.maximum.at(new, ti, depth[si] + 1)
+            if (new == depth).all():
+                break
+            depth = new
+        return int(depth.max())
+
+    # ------------------------------------------------------------------ passes
+    def node_costs(self, mu: np.ndarray) -> np.ndarray:
+        """``cost - mu`` per node (``mu`` over the real jobs)."""
+        mu = np.asarray(mu, dtype=float)
+        if self.idle:
+            mu = np.append(mu, 0.0)
+        return self.cost[self.node_t, self.node_k] - mu[self.node_k]
+
+    def forward(self, mu: np.ndarray) -> Forward:
+        """Shortest paths from time 0 (2-cycle elimination, see :class:`Forward`)."""
+        N = self.N
+        c = self.node_costs(mu)
+        f1 = np.full(N + 1, INF)
+        f2 = np.full(N + 1, INF)
+        p1 = np.full(N + 1, -1, dtype=np.int64)
+        a1 = np.full(N + 1, -1, dtype=np.int64)
+        a2 = np.full(N + 1, -1, dtype=np.int64)
+        f1[N] = 0.0
+        src, sjob, tjob, ptr = self.arc_src, self.arc_srcjob, self.arc_tgtjob, self.in_ptr
+        for v0, v1, sweeps in self.fblocks:
+            a0, a1_ = ptr[v0], ptr[v1]
+            seg = ptr[v0:v1] - a0
+            cnt = np.diff(ptr[v0:v1 + 1])
+            u = src[a0:a1_]
+            sj = sjob[a0:a1_]
+            tj = tjob[a0:a1_]
+            idx = np.arange(a0, a1_)
+            for _ in range(sweeps):
+                val = np.where(p1[u] == tj, f2[u], f1[u])
+                m1 = np.minimum.reduceat(val, seg)
+                best = np.minimum.reduceat(np.where(val == np.repeat(m1, cnt), idx, _BIG), seg)
+                bj = np.where(best == _BIG, -1, sjob[np.minimum(best, len(sjob) - 1)])
+                val2 = np.where(sj == np.repeat(bj, cnt), INF, val)
+                m2 = np.minimum.reduceat(val2, seg)
+                second = np.minimum.reduceat(np.where(val2 == np.repeat(m2, cnt), idx, _BIG), seg)
+                f1[v0:v1] = m1 + c[v0:v1]
+                f2[v0:v1] = m2 + c[v0:v1]
+                p1[v0:v1] = bj
+                a1[v0:v1] = best
+                a2[v0:v1] = second
+        lo, hi = self.time_ptr[self.T], self.time_ptr[self.T + 1]
+        if hi > lo:
+            last = lo + int(np.argmin(f1[lo:hi]))
+            value = float(f1[last])
+        else:
+            last, value = -1, INF
+        bound = value + float(np.sum(mu)) if math.isfinite(value) else INF
+        return Forward(f1, p1, f2, a1, a2, value, bound, last)
+
+    def backward(self, mu: np.ndarray) -> Backward:
+        """Shortest paths to ``T`` (see :class:`Backward`); index ``N`` is the start."""
+        N = self.N
+        c = np.concatenate([self.node_costs(mu), [0.0]])
+        b1 = np.full(N + 1, INF)
+        b2 = np.full(N + 1, INF)
+        s1 = np.full(N + 1, -3, dtype=np.int64)
+        endn = self.node_t == self.T
+        b1[:N][endn] = 0.0
+        s1[:N][endn] = -2
+        order, ptr = self.by_src, self.out_ptr
+        tgt, tjob = self.arc_tgt, self.arc_tgtjob
+        blocks = list(self.bblocks) + [(N, N + 1, 1)]
+        for u0, u1, sweeps in blocks:
+            arcs = order[ptr[u0]:ptr[u1]]
+            if len(arcs) == 0:
+                continue
+            cnt = np.diff(ptr[u0:u1 + 1])
+            nz = cnt > 0
+            seg = (ptr[u0:u1] - ptr[u0])[nz]
+            cntz = cnt[nz]
+            us = np.arange(u0, u1)[nz]
+            v = tgt[arcs]
+            vj = tjob[arcs]
+            ujob = np.where(us == N, -1, self.node_k[np.minimum(us, max(N - 1, 0))])
+            ujob = np.where(ujob == self.jobs, -4, ujob)
+            ujr = np.repeat(ujob, cntz)
+            for _ in range(sweeps):
+                val = c[v] + np.where(s1[v] == ujr, b2[v], b1[v])
+                m1 = np.minimum.reduceat(val, seg)
+                pos = np.minimum.reduceat(np.where(val == np.repeat(m1, cntz), np.arange(len(v)), _BIG), seg)
+                bj = np.where(pos == _BIG, -3, vj[np.minimum(pos, len(vj) - 1)])
+                val2 = np.where(vj == np.repeat(bj, cntz), INF, val)
+                m2 = np.minimum.reduceat(val2, seg)
+                b1[us] = m1
+                b2[us] = m2
+                s1[us] = bj
+        return Backward(b1, s1, b2)
+
+    def through(self, fw: Forward, bw: Backward) -> np.ndarray:
+        """Cheapest path through each node (``N`` values, without ``sum(mu)``)."""
+        N = self.N
+        f1, f2, p1 = fw.f1[:N], fw.f2[:N], fw.p1[:N]
+        b1, b2, s1 = bw.b1[:N], bw.b2[:N], bw.s1[:N]
+        return np.where(p1 != s1, f1 + b1, np.minimum(f1 + b2, f2 + b1))
+
+    def arc_through(self, fw: Forward, bw: Backward, mu: np.ndarray) -> np.ndarray:
+        """Cheapest path through each arc (without ``sum(mu)``)."""
+        N = self.N
+        u, v = self.arc_src, self.arc_tgt
+        uj, vj = self.arc_srcjob, self.arc_tgtjob
+        fu = np.where(fw.p1[u] == vj, fw.f2[u], fw.f1[u])
+        cv = self.node_costs(mu)[v]
+        bv = np.where(bw.s1[v] == uj, bw.b2[v], bw.b1[v])
+        return fu + cv + bv
+
+    def eliminate(self, mu: np.ndarray, threshold: float, fw: Forward | None = None,
+                  bw: Backward | None = None) -> int:
+        """Remove every arc (and then node) whose cheapest path costs more than
+        ``threshold`` (in true cost units, ``sum(mu)`` included). Returns the
+        number of nodes removed."""
+        fw = self.forward(mu) if fw is None else fw
+        bw = self.backward(mu) if bw is None else bw
+        shift = float(np.sum(mu))
+        keep = self.arc_through(fw, bw, mu) + shift <= threshold
+        before = self.N
+        if keep.all():
+            return 0
+        self._set_arcs(self.arc_src[keep], self.arc_tgt[keep])
+        return before - self.N
+
+    def path(self, fw: Forward, start: int | None = None) -> list[tuple[int, int]]:
+        """The shortest path of ``fw`` as ``(job, completion time)`` pairs in time order."""
+        N = self.N
+        v = fw.last if start is None else start
+        if v < 0 or not math.isfinite(fw.f1[v]):
+            return []
+        out = []
+        which = 1
+        while v != N:
+            out.append((int(self.node_k[v]), int(self.node_t[v])))
+            arc = fw.a1[v] if which == 1 else fw.a2[v]
+            u = int(self.arc_src[arc])
+            if u != N:
+                which = 1 if fw.p1[u] != self.node_k[v] else 2
+            v = u
+        return out[::-1]
+
+    def counts(self, path) -> np.ndarray:
+        """How often each job occurs on a path."""
+        counts = np.bincount(np.array([j for j, _ in path], dtype=np.int64), minlength=self.n)
+        return counts[:self.jobs]
+
+
+# ---------------------------------------------------------------------------
+# multipliers
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Relaxation:
+    """Outcome of :func:`optimize` (all values in the network's cost units).
+
+    ``bound`` is valid for every schedule: the largest ``L(mu)`` seen, capped
+    at ``upper`` once the network was reduced (see the module docstring).
+    ``proved`` means ``bound >= upper``: the schedule of cost ``upper`` is
+    optimal. ``mu`` are the multipliers of the best bound, ``path`` its
+    relaxed path, ``evaluations`` the forward passes made.
+    """
+
+    network: Network
+    mu: np.ndarray
+    bound: float
+    upper: float
+    proved: bool
+    path: list
+    evaluations: int
+    trace: list
+
+
+def initial_multipliers(net: Network, sequence, alpha: float = 0.5) -> np.ndarray:
+    """Multipliers that price each job as in a good schedule: its cost there
+    plus ``alpha`` times the delay its processing time causes to the late jobs
+    after it (the marginal cost of time at its position)."""
+    seq = np.asarray(sequence, dtype=np.int64)
+    comp = np.cumsum(net.p[seq])
+    c = net.cost[comp, seq]
+    late = np.where(c > 0, net.cost[np.minimum(comp + 1, net.T), seq] - c, 0.0)   # slope w_j when late
+    after = np.cumsum(late[::-1])[::-1] - late
+    mu = np.zeros(net.jobs)
+    mu[seq] = c + alpha * net.p[seq] * after
+    return mu
+
+
+def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
+             step: float = 2.0, patience: int = 10, eliminate_every: int = 8, integral: bool = True,
+             mu0: np.ndarray | None = None) -> Relaxation:
+    """Subgradient optimisation of the multipliers, with elimination.
+
+    Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
+    ``sequence``): ``mu += step (upper - L) / |g|^2 g`` with the subgradient
+    ``g_j = 1 - (occurrences of j on the relaxed path)``; ``step`` halves
+    after ``patience`` iterations without a better bound. Every
+    ``eliminate_every`` iterations with progress, arcs whose cheapest path
+    exceeds ``upper - 1/2`` (``integral``: every schedule's cost is an
+    integer) or ``upper`` are removed, which shrinks the later passes. Stops
+    when the bound reaches ``upper``, after ``max_iter`` passes, when the
+    step vanishes, or at ``deadline`` (a ``time.perf_counter`` value).
+    """
+    import time
+
+    n = net.jobs
+    theta = upper - 0.5 if integral else upper
+    if mu0 is not None:
+        mu = np.asarray(mu0, dtype=float).copy()
+    elif sequence is not None:
+        mu = initial_multipliers(net, sequence)
+    else:
+        mu = np.zeros(n)
+    best, best_mu, best_path = -INF, mu.copy(), []
+    reduced = False
+    since = stall = 0
+    trace = []
+    evals = 0
+    lam = float(step)
+    while evals < max_iter:
+        if deadline is not None and time.perf_counter() >= deadline and evals > 0:
+            break
+        fw = net.forward(mu)
+        evals += 1
+        L = fw.bound
+        if not math.isfinite(L):            # no path left: every schedule costs more than theta
+            best, best_mu, best_path = INF, mu.copy(), []
+            break
+        path = net.path(fw)
+        if L > best + 1e-9 * max(1.0, abs(L)):
+            best, best_mu, best_path = L, mu.copy(), path
+            stall = 0
+            since += 1
+        else:
+            stall += 1
+            if stall >= patience:
+                lam *= 0.5
+                stall = 0
+        trace.append(best)
+        if best > theta or lam < 1e-4:
+            break
+        if eliminate_every and (evals == 1 or since >= eliminate_every):
+            since = 0
+            if net.eliminate(mu, theta, fw=fw):
+                reduced = True
+                continue  # re-evaluate the same multipliers on the smaller network
+        g = 1.0 - net.counts(path)
+        gg = float(g @ g)
+        if gg == 0:   # the relaxed path is a schedule: its cost L is optimal
+            break
+        mu = mu + lam * (upper - L) / gg * g
+    bound = best if not reduced else min(best, upper)
+    if reduced and best > theta:
+        bound = upper
+    bound = min(bound, upper) if best > theta else bound
+    return Relaxation(net, best_mu, bound, upper, bound >= upper, best_path, evals, trace)
+
+
+
+
+# ---------------------------------------------------------------------------
+# state-space modifiers (successive sublimation)
+# ---------------------------------------------------------------------------
+
+#: Bits of the modifier set in a label key; at most this many modifier jobs.
+MAX_MODIFIERS = 44
+
+
+@dataclass
+class Labels:
+    """The labels one modifier pass created, sorted by key ``(t n + j) << 44 | S``.
+
+    ``v1``/``j1``: best value and its neighbouring job (predecessor for a
+    forward pass, successor for a backward pass); ``v2``: best value with
+    another neighbour. ``nmod``: how many modifier jobs (a prefix of the
+    search's list) the pass tracked.
+    """
+
+    key: np.ndarray
+    v1: np.ndarray
+    j1: np.ndarray
+    v2: np.ndarray
+    nmod: int
+
+    def lookup(self, keys: np.ndarray, neighbour: np.ndarray) -> np.ndarray:
+        """Value of the label with each key whose neighbour differs from
+        ``neighbour`` (2-cycle rule); ``inf`` where there is none."""
+        if len(self.key) == 0:
+            return np.full(len(keys), INF)
+        i = np.minimum(np.searchsorted(self.key, keys), len(self.key) - 1)
+        hit = self.key[i] == keys
+        val = np.where(self.j1[i] == neighbour, self.v2[i], self.v1[i])
+        return np.where(hit, val, INF)
+
+
+@dataclass
+class ModifierPass:
+    """Outcome of one modifier pass: ``value`` the cheapest relaxed path that
+    survived (``inf``: none, i.e. no schedule costs ``<= threshold``),
+    ``bound`` = value + sum(mu), its ``path``, ``labels`` created, and
+    ``aborted`` when the label limit stopped the pass (nothing is known then)."""
+
+    value: float
+    bound: float
+    path: list
+    labels: int
+    aborted: bool
+
+
+class _Pool:
+    """Growable label arrays."""
+
+    FIELDS = (("S", np.int64, 0), ("v1", float, INF), ("v2", float, INF), ("j1", np.int64, -3),
+              ("ptr1", np.int64, -1), ("ptr2", np.int64, -1), ("node", np.int64, -1))
+
+    def __init__(self, cap: int = 1 << 15):
+        self.cap, self.size = cap, 0
+        for name, dt, fill in self.FIELDS:
+            setattr(self, name, np.full(cap, fill, dtype=dt))
+
+    def reserve(self, extra: int, limit: int) -> bool:
+        if self.size + extra <= self.cap:
+            return True
+        cap = self.cap
+        while self.size + extra > cap:
+            cap *= 2
+        if cap > limit:
+            return False
+        for name, dt, fill in self.FIELDS:
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.full(cap - self.cap, fill, dtype=dt)]))
+        self.cap = cap
+        return True
+
+
+def _group(keys_a: np.ndarray, keys_b: np.ndarray, val: np.ndarray, nb: np.ndarray):
+    """Group candidates by ``(keys_a, keys_b)``; per group the best candidate
+    and the best one whose neighbour job ``nb`` differs from the best's.
+    Returns (order, group starts, position of the second best or -1)."""
+    order = np.lexsort((val, keys_b, keys_a))
+    a, b, nbs = keys_a[order], keys_b[order], nb[order]
+    newg = np.ones(len(a), dtype=bool)
+    newg[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    gstart = np.flatnonzero(newg)
+    gid = np.cumsum(newg) - 1
+    other = nbs != nbs[gstart][gid]
+    pos2 = np.minimum.reduceat(np.where(other, np.arange(len(a)), _BIG), gstart)
+    return order, gstart, np.where(pos2 == _BIG, -1, pos2)
+
+
+class ModifierSearch:
+    """Successive sublimation: forward and backward passes of the relaxation
+    with state-space modifiers, each pruned by the labels of the last pass in
+    the other direction (Tanaka, Fujikuma & Araki 2009, Sec. 5).
+
+    A label ``(node, S)`` records which modifier jobs ``S`` a partial path has
+    done (forward: up to and including the node; backward: strictly after
+    it); modifier jobs occur at most once, and all of them on a full path,
+    so with every job a modifier the relaxation is the problem itself. A
+    label is dropped when its value plus the best compatible label of the
+    other direction (or the modifier-free bound) exceeds the threshold; arcs
+    that carried no surviving label are removed from the network.
+
+    Parameters
+    ----------
+    net
+        The (already reduced) network; it is reduced further in place.
+    mu
+        Multipliers (kept fixed).
+    threshold
+        Only schedules of cost ``<= threshold`` (true units, ``sum(mu)``
+        included) are of interest.
+    """
+
+    def __init__(self, net: Network, mu: np.ndarray, threshold: float):
+        self.net = net
+        self.mu = np.asarray(mu, dtype=float)
+        self.shift = float(np.sum(self.mu))
+        self.limit = threshold - self.shift
+        self.modifiers: list[int] = []
+        self.fl: Labels | None = None
+        self.bl: Labels | None = None
+
+    def add(self, jobs) -> None:
+        """Append modifier jobs (bits are positions in the list, so old labels stay meaningful)."""
+        for j in jobs:
+            j = int(j)
+            if j not in self.modifiers:
+                if len(self.modifiers) >= MAX_MODIFIERS:
+                    raise ValueError(f"at most {MAX_MODIFIERS} modifier jobs")
+                self.modifiers.append(j)
+
+    def _bits(self) -> tuple[np.ndarray, int]:
+        bit = np.zeros(self.net.n, dtype=np.int64)
+        for b, j in enumerate(self.modifiers):
+            bit[j] = np.int64(1) << b
+        return bit, len(self.modifiers)
+
+    def _key(self, t: np.ndarray, k: np.ndarray, S: np.ndarray) -> np.ndarray:
+        return ((t * self.net.n + k) << MAX_MODIFIERS) | S
+
+    # ------------------------------------------------------------------ forward
+    def forward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
+        """One forward pass with the current modifier jobs (``aborted`` past
+        ``max_labels`` labels or the ``time.perf_counter`` value ``deadline``)."""
+        import time
+
+        net, N, T = self.net, self.net.N, self.net.T
+        bit, m = self._bits()
+        full = np.int64((1 << m) - 1)
+        c = net.node_costs(self.mu)
+        node_k, node_t = net.node_k, net.node_t
+        if self.bl is None:
+            bw = net.backward(self.mu)
+        pool = _Pool()
+        pool.size = 1
+        pool.v1[0] = 0.0
+        pool.j1[0] = -1
+        pool.node[0] = N
+        lo_of = np.zeros(N + 1, dtype=np.int64)
+        hi_of = np.zeros(N + 1, dtype=np.int64)
+        hi_of[N] = 1
+        used = np.zeros(len(net.arc_src), dtype=bool)
+        tp, ptr = net.time_ptr, net.in_ptr
+        for t in range(1, T + 1):
+            v0, v1 = tp[t], tp[t + 1]
+            if v0 == v1:
+                continue
+            if deadline is not None and t % 64 == 0 and time.perf_counter() > deadline:
+                return ModifierPass(INF, -INF, [], pool.size, True)
+            a0, a1 = ptr[v0], ptr[v1]
+            src = net.arc_src[a0:a1]
+            cnt = hi_of[src] - lo_of[src]
+            total = int(cnt.sum())
+            if total == 0:
+                continue
+            arc = np.repeat(np.arange(a0, a1), cnt)
+            lab = np.repeat(lo_of[src], cnt) + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+            k = net.arc_tgtjob[arc]
+            v = net.arc_tgt[arc]
+            uj = net.arc_srcjob[arc]
+            S = pool.S[lab]
+            bk = bit[k]
+            val = np.where(pool.j1[lab] == k, pool.v2[lab], pool.v1[lab]) + c[v]
+            S2 = S | bk
+            if self.bl is not None:
+                mb = self.bl.nmod
+                R = ~S2 & np.int64((1 << mb) - 1)
+                rest = self.bl.lookup(self._key(node_t[v], node_k[v], R), uj)
+            else:
+                rest = np.where(bw.s1[v] == uj, bw.b2[v], bw.b1[v])
+            ok = ((S & bk) == 0) & (val + rest <= self.limit)
+            if not ok.any():
+                continue
+            used[arc[ok]] = True
+            v, S2, val, uj, lab = v[ok], S2[ok], val[ok], uj[ok], lab[ok]
+            order, gs, pos2 = _group(v, S2, val, uj)
+            v, S2, val, uj, lab = v[order], S2[order], val[order], uj[order], lab[order]
+            G = len(gs)
+            if not pool.reserve(G, max_labels):
+                return ModifierPass(INF, -INF, [], pool.size, True)
+            sl = slice(pool.size, pool.size + G)
+            has2 = pos2 >= 0
+            p2 = np.where(has2, pos2, 0)
+            pool.S[sl] = S2[gs]
+            pool.v1[sl] = val[gs]
+            pool.j1[sl] = uj[gs]
+            pool.ptr1[sl] = lab[gs]
+            pool.v2[sl] = np.where(has2, val[p2], INF)
+            pool.ptr2[sl] = np.where(has2, lab[p2], -1)
+            pool.node[sl] = v[gs]
+            nodes, first = np.unique(v[gs], return_index=True)
+            lo_of[nodes] = pool.size + first
+            hi_of[nodes] = pool.size + np.append(first[1:], G)
+            pool.size += G
+        size = pool.size
+        keys = self._key(node_t[pool.node[1:size]], node_k[pool.node[1:size]], pool.S[1:size])
+        order = np.argsort(keys, kind="stable")
+        self.fl = Labels(keys[order], pool.v1[1:size][order], pool.j1[1:size][order],
+                         pool.v2[1:size][order], m)
+        # best full path
+        ends = np.arange(1, size)[(node_t[pool.node[1:size]] == T) & (pool.S[1:size] == full)]
+        result = self._finish(pool, ends, node_k, node_t, forward=True)
+        if not used.all():
+            net._set_arcs(net.arc_src[used], net.arc_tgt[used])
+        return result
+
+    # ------------------------------------------------------------------ backward
+    def backward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
+        """One backward pass (see :meth:`forward`)."""
+        import time
+
+        net, N, T = self.net, self.net.N, self.net.T
+        bit, m = self._bits()
+        full = np.int64((1 << m) - 1)
+        c = net.node_costs(self.mu)
+        node_k, node_t = net.node_k, net.node_t
+        if self.fl is None:
+            fw = net.forward(self.mu)
+        pool = _Pool()
+        tp = net.time_ptr
+        lo_of = np.zeros(N + 1, dtype=np.int64)
+        hi_of = np.zeros(N + 1, dtype=np.int64)
+        endn = np.arange(tp[T], tp[T + 1])
+        E = len(endn)
+        pool.reserve(E, max_labels + E)
+        pool.size = E
+        pool.v1[:E] = 0.0
+        pool.j1[:E] = -2
+        pool.node[:E] = endn
+        lo_of[endn] = np.arange(E)
+        hi_of[endn] = np.arange(1, E + 1)
+        used = np.zeros(len(net.arc_src), dtype=bool)
+        order_src, optr = net.by_src, net.out_ptr
+        jobx = np.append(node_k, -1)
+        timex = np.append(node_t, 0)
+        for t in list(range(T - 1, 0, -1)) + [0]:
+            if t > 0:
+                u0, u1 = tp[t], tp[t + 1]
+            else:
+                u0, u1 = N, N + 1
+            if u0 == u1:
+                continue
+            if deadline is not None and t % 64 == 0 and time.perf_counter() > deadline:
+                return ModifierPass(INF, -INF, [], pool.size, True)
+            arcs = order_src[optr[u0]:optr[u1]]
+            if len(arcs) == 0:
+                continue
+            v = net.arc_tgt[arcs]
+            cnt = hi_of[v] - lo_of[v]
+            total = int(cnt.sum())
+            if total == 0:
+                continue
+            arc = np.repeat(arcs, cnt)
+            lab = np.repeat(lo_of[v], cnt) + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
+            v = net.arc_tgt[arc]
+            u = net.arc_src[arc]
+            vj = net.arc_tgtjob[arc]
+            uj = net.arc_srcjob[arc]
+            R = pool.S[lab]
+            bk = bit[vj]
+            val = c[v] + np.where(pool.j1[lab] == uj, pool.v2[lab], pool.v1[lab])
+            R2 = R | bk
+            if t == 0:
+                before = np.zeros(len(u))
+            elif self.fl is not None:
+                mf = self.fl.nmod
+                S = ~R2 & np.int64((1 << mf) - 1)
+                before = self.fl.lookup(self._key(timex[u], jobx[u], S), vj)
+            else:
+                before = np.where(fw.p1[u] == vj, fw.f2[u], fw.f1[u])
+            ok = ((R & bk) == 0) & (val + before <= self.limit)
+            if t == 0:
+                ok &= R2 == full
+            if not ok.any():
+                continue
+            used[arc[ok]] = True
+            u, R2, val, vj, lab = u[ok], R2[ok], val[ok], vj[ok], lab[ok]
+            order, gs, pos2 = _group(u, R2, val, vj)
+            u, R2, val, vj, lab = u[order], R2[order], val[order], vj[order], lab[order]
+            G = len(gs)
+            if not pool.reserve(G, max_labels):
+                return ModifierPass(INF, -INF, [], pool.size, True)
+            sl = slice(pool.size, pool.size + G)
+            has2 = pos2 >= 0
+            p2 = np.where(has2, pos2, 0)
+            pool.S[sl] = R2[gs]
+            pool.v1[sl] = val[gs]
+            pool.j1[sl] = vj[gs]
+            pool.ptr1[sl] = lab[gs]
+            pool.v2[sl] = np.where(has2, val[p2], INF)
+            pool.ptr2[sl] = np.where(has2, lab[p2], -1)
+            pool.node[sl] = u[gs]
+            nodes, first = np.unique(u[gs], return_index=True)
+            lo_of[nodes] = pool.size + first
+            hi_of[nodes] = pool.size + np.append(first[1:], G)
+            pool.size += G
+        size = pool.size
+        real = np.flatnonzero(pool.node[:size] != N)
+        keys = self._key(timex[pool.node[real]], jobx[pool.node[real]], pool.S[real])
+        order = np.argsort(keys, kind="stable")
+        self.bl = Labels(keys[order], pool.v1[real][order], pool.j1[real][order], pool.v2[real][order], m)
+        starts = np.flatnonzero(pool.node[:size] == N)
+        result = self._finish(pool, starts, node_k, node_t, forward=False)
+        if not used.all():
+            net._set_arcs(net.arc_src[used], net.arc_tgt[used])
+        return result
+
+    def _finish(self, pool: _Pool, ends: np.ndarray, node_k, node_t, forward: bool) -> ModifierPass:
+        N = len(node_k)
+        if len(ends) == 0:
+            return ModifierPass(INF, INF, [], pool.size, False)
+        best = int(ends[np.argmin(pool.v1[ends])])
+        value = float(pool.v1[best])
+        path = []
+        lab, which = best, 1
+        if forward:
+            while pool.node[lab] != N:
+                node = int(pool.node[lab])
+                job = int(node_k[node])
+                path.append((job, int(node_t[node])))
+                prev = int(pool.ptr1[lab] if which == 1 else pool.ptr2[lab])
+                which = 1 if pool.j1[prev] != job else 2
+                lab = prev
+            path.reverse()
+        else:
+            ujob = -1
+            while pool.ptr1[lab] >= 0:
+                nxt = int(pool.ptr1[lab] if which == 1 else pool.ptr2[lab])
+                node = int(pool.node[nxt])
+                path.append((int(node_k[node]), int(node_t[node])))
+                which = 1 if pool.j1[nxt] != ujob else 2
+                ujob = int(node_k[node])
+                lab = nxt
+        return ModifierPass(value, value + self.shift, path, pool.size, False)

@@ -1,0 +1,276 @@
+"""Iterated dynasearch for one machine (total weighted tardiness, no release dates).
+
+Dynasearch (Congram, Potts & van de Velde, INFORMS J. Computing 2002, Sec. 2;
+with the insertion moves of Grosso, Della Croce & Tadei 2004) chooses, in one
+step, the best *set* of mutually independent moves by dynamic programming.
+A move acts on an interval of positions ``[lo, hi]`` of the sequence:
+
+* swap of the jobs at ``lo`` and ``hi``;
+* forward insertion: the job at ``lo`` moves behind the job at ``hi``;
+* backward insertion: the job at ``hi`` moves before the job at ``lo``.
+
+Each keeps the total processing time of its interval, so it changes the
+completion times inside the interval only; the gains of moves on disjoint
+intervals therefore add up exactly, and the best set is found by the
+recursion over prefixes ``F(k) = max(F(k-1), max_lo F(lo) + G(lo, k-1))``
+with ``G`` the best gain of a move on ``[lo, k-1]``. All ``O(n^2)`` gains are
+computed at once with numpy (prefix sums of the cost changes of the jobs
+between ``lo`` and ``hi``, one table per shift value), so a step costs
+``O(n^2)`` array work.
+
+Iterated dynasearch (Congram et al., Sec. 3): descend with dynasearch steps
+to a local minimum, then *kick* it with a few random swaps of nearby jobs and
+descend again; accept the new local minimum when it is no worse, and go back
+to the best one after a run of failures.
+
+Examples
+--------
+>>> import numpy as np
+>>> p, w, d = np.array([3, 2, 4]), np.array([2.0, 1, 3]), np.array([4.0, 3, 5])
+>>> seq, cost = iterated_dynasearch(p, w, d, max_iter=10, seed=0)
+>>> cost, sorted(seq.tolist())
+(12.0, [0, 1, 2])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+__all__ = ["sequence_cost", "move_gains", "best_independent_moves", "apply_moves", "dynasearch",
+           "iterated_dynasearch"]
+
+
+def _completion(p: np.ndarray, seq: np.ndarray, start: float = 0.0) -> np.ndarray:
+    return start + np.cumsum(p[seq])
+
+
+def sequence_cost(p, w, d, seq, start: float = 0.0) -> float:
+    """Total weighted tardiness of ``seq`` started at ``start`` without idle time.
+
+    Examples
+    --------
+    >>> sequence_cost(np.array([2, 1]), np.array([1.0, 5]), np.array([1.0, 1]), np.array([1, 0]))
+    2.0
+    """
+    seq = np.asarray(seq, dtype=np.int64)
+    C = _completion(p, seq, start)
+    return float(np.sum(w[seq] * np.maximum(0.0, C - d[seq])))
+
+
+def move_gains(p, w, d, seq, start: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gains (cost decrease) of every swap, forward and backward insertion.
+
+    Returns ``(swap, fwd, bwd)``, each ``(n, n)``, entry ``[lo, hi]`` for
+    ``lo < hi`` (the other entries are ``-inf``): ``swap[lo, hi]`` exchanges
+    the jobs at ``lo`` and ``hi``; ``fwd[lo, hi]`` moves the job at ``lo``
+    to position ``hi``; ``bwd[lo, hi]`` moves the job at ``hi`` to position
+    ``lo``.
+    """
+    seq = np.asarray(seq, dtype=np.int64)
+    n = len(seq)
+    ps, ws, ds = p[seq].astype(float), w[seq].astype(float), d[seq].astype(float)
+    C = start + np.cumsum(ps)
+    f = ws * np.maximum(0.0, C - ds)
+    lo, hi = np.triu_indices(n, 1)
+
+    def cost_at(pos, t):
+        return ws[pos] * np.maximum(0.0, t - ds[pos])
+
+    # cumulative cost changes of positions 0..n-1 when shifted by s (one row per shift value)
+    def shifted_cumsum(shifts):
+        table = ws[None, :] * np.maximum(0.0, C[None, :] + shifts[:, None] - ds[None, :]) - f[None, :]
+        return np.concatenate([np.zeros((len(shifts), 1)), np.cumsum(table, axis=1)], axis=1)
+
+    neg = np.full((n, n), -np.inf)
+    # swaps: the middle jobs shift by delta = p_hi - p_lo
+    delta = ps[hi] - ps[lo]
+    uniq, which = np.unique(delta, return_inverse=True)
+    cs = shifted_cumsum(uniq)
+    mid = cs[which, hi] - cs[which, lo + 1]              # positions lo+1 .. hi-1
+    swap = neg.copy()
+    swap[lo, hi] = (f[lo] + f[hi]) - cost_at(hi, C[lo] + delta) - cost_at(lo, C[hi]) - mid
+    # forward insertion lo -> hi: positions lo+1..hi shift left by p_lo
+    csf = shifted_cumsum(-ps)                            # row = the moved position
+    midf = csf[lo, hi + 1] - csf[lo, lo + 1]
+    fwd = neg.copy()
+    fwd[lo, hi] = f[lo] - cost_at(lo, C[hi]) - midf
+    # backward insertion hi -> lo: positions lo..hi-1 shift right by p_hi
+    csb = shifted_cumsum(ps)
+    midb = csb[hi, hi] - csb[hi, lo]
+    bwd = neg.copy()
+    bwd[lo, hi] = f[hi] - cost_at(hi, C[lo] - ps[lo] + ps[hi]) - midb
+    return swap, fwd, bwd
+
+
+def best_independent_moves(gain: np.ndarray, eps: float = 0.0) -> tuple[float, list[tuple[int, int]]]:
+    """Best total gain of moves on disjoint intervals (the dynasearch recursion).
+
+    ``gain[lo, hi]`` is the best gain of a move on ``[lo, hi]`` (``-inf``
+    where none). Returns the total and the chosen intervals (left to right);
+    only moves with gain ``> eps`` are taken.
+
+    Examples
+    --------
+    >>> g = np.full((4, 4), -np.inf); g[0, 1] = 3; g[1, 2] = 5; g[2, 3] = 4
+    >>> best_independent_moves(g)
+    (7.0, [(0, 1), (2, 3)])
+    """
+    n = gain.shape[0]
+    F = np.zeros(n + 1)
+    choice = np.full(n + 1, -1, dtype=np.int64)
+    g = np.where(gain > eps, gain, -np.inf)
+    for k in range(2, n + 1):
+        col = F[:k - 1] + g[:k - 1, k - 1]
+        lo = int(np.argmax(col))
+        F[k] = F[k - 1]
+        if col[lo] > F[k]:
+            F[k] = col[lo]
+            choice[k] = lo
+    moves = []
+    k = n
+    while k > 0:
+        if choice[k] >= 0:
+            moves.append((int(choice[k]), k - 1))
+            k = int(choice[k])
+        else:
+            k -= 1
+    return float(F[n]), moves[::-1]
+
+
+def apply_moves(seq: np.ndarray, moves, kinds) -> np.ndarray:
+    """Apply independent moves; ``kinds[i]`` is 0 (swap), 1 (forward) or 2 (backward insertion)."""
+    out = np.array(seq, copy=True)
+    for (lo, hi), kind in zip(moves, kinds):
+        if kind == 0:
+            out[lo], out[hi] = seq[hi], seq[lo]
+        elif kind == 1:
+            out[lo:hi] = seq[lo + 1:hi + 1]
+            out[hi] = seq[lo]
+        else:
+            out[lo + 1:hi + 1] = seq[lo:hi]
+            out[lo] = seq[hi]
+    return out
+
+
+def dynasearch(p, w, d, seq, start: float = 0.0, cost: float | None = None,
+               deadline: float | None = None) -> tuple[np.ndarray, float]:
+    """Dynasearch descent from ``seq`` to a local minimum of the swap and
+    insertion neighbourhoods (several independent moves per step)."""
+    seq = np.asarray(seq, dtype=np.int64)
+    cost = sequence_cost(p, w, d, seq, start) if cost is None else cost
+    if len(seq) < 2:
+        return seq, cost
+    while True:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return seq, cost
+        swap, fwd, bwd = move_gains(p, w, d, seq, start)
+        stack = np.stack([swap, fwd, bwd])
+        kind = np.argmax(stack, axis=0)
+        gain = np.max(stack, axis=0)
+        eps = 1e-9 * max(1.0, abs(cost))
+        total, moves = best_independent_moves(gain, eps)
+        if not moves:
+            return seq, cost
+        new = apply_moves(seq, moves, [int(kind[lo, hi]) for lo, hi in moves])
+        new_cost = sequence_cost(p, w, d, new, start)
+        if not new_cost < cost - eps:   # float noise only; never accept a worse sequence
+            return seq, cost
+        seq, cost = new, new_cost
+
+
+def _kick(seq: np.ndarray, rng: np.random.Generator, swaps: int, reach: int) -> np.ndarray:
+    out = seq.copy()
+    n = len(out)
+    for _ in range(swaps):
+        i = int(rng.integers(0, n - 1))
+        j = min(n - 1, i + int(rng.integers(1, reach + 1)))
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def _starts(p, w, d, start: float) -> list[np.ndarray]:
+    """EDD, WSPT and apparent-tardiness-cost orders (the usual constructive rules)."""
+    n = len(p)
+    pf = p.astype(float)
+    orders = [np.lexsort((np.arange(n), d)), np.lexsort((np.arange(n), -(w / pf)))]
+    pbar = max(pf.mean(), 1e-12)
+    for k in (0.5, 1.0, 2.0):
+        left = np.ones(n, dtype=bool)
+        t, order = start, []
+        for _ in range(n):
+            idx = np.flatnonzero(left)
+            score = w[idx] / pf[idx] * np.exp(-np.maximum(0.0, d[idx] - pf[idx] - t) / (k * pbar))
+            i = int(idx[int(np.argmax(score))])
+            order.append(i)
+            left[i] = False
+            t += pf[i]
+        orders.append(np.array(order, dtype=np.int64))
+    return orders
+
+
+def iterated_dynasearch(p, w, d, *, start: float = 0.0, time_limit: float | None = 1.0,
+                        max_iter: int | None = None, seed: int = 0, kick: tuple[int, int] = (2, 5),
+                        reach: int = 6, restart: int = 40, target: float | None = None,
+                        initial=None) -> tuple[np.ndarray, float]:
+    """Iterated dynasearch (see the module docstring); returns ``(sequence, cost)``.
+
+    Parameters
+    ----------
+    p, w, d
+        Processing times, weights, due dates (numpy arrays).
+    start
+        Start time of the machine (the common release date).
+    time_limit, max_iter
+        Stop after this many seconds / kicks (``None``: no limit on that count;
+        with ``time_limit=None`` a run is deterministic for a seed).
+    kick
+        A kick makes ``kick[0]..kick[1]`` random swaps of jobs at most
+        ``reach`` positions apart.
+    restart
+        Kicks without a new best after which the walk returns to the best.
+    target
+        Stop as soon as a sequence of this cost is found (e.g. a known optimum or 0).
+    initial
+        Extra starting sequences.
+    """
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    rng = np.random.default_rng(seed)
+    p = np.asarray(p)
+    w = np.asarray(w, dtype=float)
+    d = np.asarray(d, dtype=float)
+    n = len(p)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0.0
+    floor = 0.0 if target is None else target
+    starts = _starts(p, w, d, start) + [np.asarray(s, dtype=np.int64) for s in (initial or [])]
+    scored = sorted(((sequence_cost(p, w, d, s, start), k) for k, s in enumerate(starts)))
+    best, best_cost = None, math.inf
+    for _, k in scored[:3] if initial is None else scored:
+        s, c = dynasearch(p, w, d, starts[k], start, deadline=deadline)
+        if c < best_cost:
+            best, best_cost = s, c
+        if best_cost <= floor or (deadline is not None and time.perf_counter() >= deadline):
+            break
+    cur, cur_cost = best, best_cost
+    it = since = 0
+    while best_cost > floor and n >= 2:
+        if max_iter is not None and it >= max_iter:
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        it += 1
+        cand = _kick(cur, rng, int(rng.integers(kick[0], kick[1] + 1)), reach)
+        cand, c = dynasearch(p, w, d, cand, start, deadline=deadline)
+        if c <= cur_cost + 1e-9 * max(1.0, abs(cur_cost)):
+            cur, cur_cost = cand, c
+        if c < best_cost - 1e-9 * max(1.0, abs(best_cost)):
+            best, best_cost, since = cand, c, 0
+        else:
+            since += 1
+            if since >= restart:
+                cur, cur_cost, since = best, best_cost, 0
+    return best, best_cost

@@ -1,0 +1,215 @@
+"""Exact method for one machine: successive sublimation dynamic programming.
+
+For a problem that is one GPU with a common arrival time (the OR-Library
+case, 1||sum w_j T_j) this is the strongest exact method of the toolkit. It
+follows Tanaka, Fujikuma & Araki (J. Scheduling 2009), in three stages on the
+time-indexed network of :mod:`bounds.hetero_ti`:
+
+1. an incumbent from the iterated dynasearch of :func:`heuristics.hetero.ils`
+   (or a given hint);
+2. the Lagrangian relaxation with 2-cycle elimination and adjacent-pair
+   dominance, multipliers by subgradient optimisation towards the incumbent,
+   and elimination of every arc that no schedule cheaper than the incumbent
+   can use (:func:`bounds.hetero_ti.optimize`). On most OR-Library instances
+   the reduced network has no path left, which proves the incumbent optimal;
+3. otherwise state-space modifiers (:class:`bounds.hetero_ti.ModifierSearch`):
+   jobs that the relaxed path repeats or misses join the modifier set, whose
+   members the relaxation then schedules exactly once; forward and backward
+   passes alternate, each pruned by the other's labels, and the network
+   shrinks with every pass. The search ends when no path survives (the
+   incumbent is optimal) or the cheapest surviving path is a schedule (it is
+   optimal); with every job a modifier the relaxation is the problem itself,
+   so the method is exact given time and memory.
+
+Why this rather than a time-indexed MILP with the bound: the dynamic programs
+exploit the structure (one machine, no idle time, integer times) that a MILP
+solver does not see, and every step produces either a proof or a smaller
+network; the MILP would have to close the same gap with a weaker LP bound.
+
+The grid must hold the data exactly (:func:`bounds.hetero.single_machine`);
+times and weights are then integers in model units, every schedule's model
+cost is its user cost times a known factor, and a proof on the model is a
+proof for the user's data. The returned schedule is evaluated and checked on
+the user's data.
+
+Examples
+--------
+>>> from instances import hetero
+>>> res = solve_ssdp(hetero.orlib_wt40(1), time_limit=60)
+>>> str(res.status), res.objective
+('OPTIMAL', 913.0)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from bounds import hetero as hb
+from bounds.hetero_ti import INF, MAX_MODIFIERS, Expired, ModifierSearch, Network, optimize
+from instances.errors import SolverError
+from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
+from instances.options import Deadline
+from milp.result import Result
+
+__all__ = ["solve_ssdp", "applies"]
+
+#: Forward passes of the multiplier optimisation before the modifier stage.
+SUBGRADIENT_PASSES = 150
+#: Label limit of one modifier pass (memory: about 60 bytes a label).
+MAX_LABELS = 3_000_000
+
+
+def applies(problem: HeteroProblem) -> bool:
+    """Whether :func:`solve_ssdp` can prove optimality: one machine, a common
+    arrival, data exact on a practical grid."""
+    sm = hb.single_machine(problem)
+    return sm is not None and sm.exact
+
+
+def _schedule(problem: HeteroProblem, sm: hb.SingleMachine, sequence) -> Schedule:
+    seqs: list[list[int]] = [[] for _ in range(problem.m)]
+    seqs[sm.gpu] = [int(sm.tasks[j]) for j in sequence]
+    return evaluate_sequences(problem, seqs)
+
+
+def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = None,
+               hint: Schedule | None = None, log: bool = False, seed: int = 0) -> Result:
+    """Solve a single-machine problem exactly (see the module docstring).
+
+    Parameters
+    ----------
+    problem
+        One GPU (or one usable GPU) and a common arrival time.
+    time_limit
+        Seconds or a :class:`~instances.options.Deadline` for the whole call.
+    hint
+        A schedule to start from; without one the ILS runs for
+        ``min(1 s, 10 %)`` of the budget.
+    log
+        Print the stages.
+
+    Returns
+    -------
+    Result
+        ``backend="ssdp"``; OPTIMAL when proven, else FEASIBLE with the best
+        schedule and the best bound.
+    """
+    dl = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    sm = hb.single_machine(problem)
+    if sm is None:
+        raise SolverError("ssdp applies to one machine with a common arrival time only")
+    info: dict[str, Any] = {"grid": sm.time_unit, "weight_grid": sm.weight_unit, "exact_grid": sm.exact}
+
+    def say(msg: str) -> None:
+        if log:
+            print(f"[ssdp {dl.elapsed():7.2f}s] {msg}", flush=True)
+
+    # stage 1: incumbent
+    if hint is None:
+        from heuristics.hetero import ils
+
+        rem = dl.remaining()
+        budget = 1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem))
+        hint = ils(problem, time_limit=budget, seed=seed)
+    if not sm.exact:
+        # the grid cannot hold the data: no proof is possible, report the bound of the rounded model
+        errors = check(problem, hint)
+        if errors:
+            raise SolverError(f"ssdp: hint fails the checker: {errors[:3]}")
+        lag = hb.lagrangian(problem, hint, deadline=dl.at, sm=sm)
+        info.update(stage="Lagrangian (inexact grid)", **lag.info)
+        return Result.from_bounds(weighted_tardiness(problem, hint), lag.bound, schedule=hint,
+                                  runtime=dl.elapsed(), backend="ssdp", info=info)
+    best_seq = [int(j) for j in sm.sequence_of(problem, hint)]
+    if len(best_seq) != sm.n:
+        raise SolverError("the hint does not schedule every task on the machine")
+    ub = float(sm.model_cost(best_seq))
+    say(f"incumbent {ub * sm.cost_unit:g}")
+
+    def result(bound_model: float, stage: str) -> Result:
+        sched = _schedule(problem, sm, best_seq)
+        errors = check(problem, sched)
+        if errors:
+            raise SolverError(f"ssdp: schedule fails the checker: {errors[:3]}")
+        obj = weighted_tardiness(problem, sched)
+        info["stage"] = stage
+        return Result.from_bounds(obj, max(0.0, bound_model) * sm.cost_unit, schedule=sched,
+                                  runtime=dl.elapsed(), backend="ssdp", info=info)
+
+    if ub == 0:
+        return result(0.0, "incumbent has cost 0")
+    cand = sm.horizon * sm.n * sm.n // 2
+    if cand > hb.MAX_ARCS:
+        info["skipped"] = f"network too large ({cand} candidate arcs)"
+        return result(0.0, "network too large")
+    # stage 2: Lagrangian relaxation with elimination
+    try:
+        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=dl.at)
+    except Expired:
+        return result(0.0, "time limit (building the network)")
+    wall = None if dl.at is None else dl.at
+    relax = optimize(net, ub, best_seq, deadline=wall, max_iter=SUBGRADIENT_PASSES,
+                     integral=True)
+    info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
+    bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
+    say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
+    if bound >= ub:
+        return result(ub, "Lagrangian")
+    # stage 3: state-space modifiers
+    search = ModifierSearch(net, relax.mu, ub - 0.5)
+    path = relax.path
+    add = 4
+    passes = 0
+    while not dl.expired():
+        counts = net.counts(path)
+        order = np.argsort(-np.abs(counts - 1), kind="stable")
+        cands = [int(j) for j in order if counts[j] != 1 and int(j) not in search.modifiers]
+        room = MAX_MODIFIERS - len(search.modifiers)
+        if not cands or room <= 0:
+            info["stopped"] = "modifier limit"
+            break
+        before = len(search.modifiers)
+        search.add(cands[:min(add, room)])
+        aborted = False
+        for direction in ("forward", "backward"):
+            run = search.forward if direction == "forward" else search.backward
+            out = run(max_labels=MAX_LABELS, deadline=dl.at)
+            passes += 1
+            if out.aborted:
+                aborted = True
+                break
+            say(f"{direction} pass, {len(search.modifiers)} modifiers: bound "
+                f"{min(out.bound, ub) * sm.cost_unit:g}, {out.labels} labels, {net.N} nodes left")
+            if not math.isfinite(out.value):
+                info.update(modifiers=len(search.modifiers), modifier_passes=passes)
+                return result(ub, "modifiers")
+            bound = max(bound, min(float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))), ub))
+            c = net.counts(out.path)
+            if (c == 1).all():
+                seq = [j for j, _ in out.path]
+                val = sm.model_cost(seq)
+                if val < ub:
+                    best_seq, ub = seq, float(val)
+                info.update(modifiers=len(search.modifiers), modifier_passes=passes)
+                return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
+            path = out.path
+            if out.labels > MAX_LABELS // 4:
+                add = max(1, add // 2)
+            elif out.labels < MAX_LABELS // 40:
+                add = min(8, add + 1)
+        if aborted:
+            if dl.expired():
+                break
+            del search.modifiers[before:]
+            if add == 1:
+                info["stopped"] = "label limit"
+                break
+            add = max(1, add // 2)
+            # the passes of the last round were lost; rebuild the labels of the kept set
+            search.fl = search.bl = None
+    info.update(modifiers=len(search.modifiers), modifier_passes=passes)
+    return result(bound, "time limit" if dl.expired() else info.get("stopped", "stopped"))

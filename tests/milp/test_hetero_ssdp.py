@@ -1,0 +1,138 @@
+"""The single-machine exact method (successive sublimation DP) under the exact-result contract."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from instances import hetero
+from instances.errors import OptionError
+from instances.hetero import GPU, HeteroProblem, Task
+from milp import TOLERANCE, Status, solve_optimal
+from milp.hetero_ssdp import applies
+
+
+def brute(p, w, d, start=0.0):
+    best = math.inf
+    for perm in itertools.permutations(range(len(p))):
+        t, c = start, 0.0
+        for j in perm:
+            t += p[j]
+            c += w[j] * max(0.0, t - d[j])
+        best = min(best, c)
+    return best
+
+
+def single(p, w, d, arrival=0.0, speed=1.0):
+    tasks = tuple(Task(f"j{i}", float(p[i]), 0.0, float(d[i]), float(w[i]), arrival) for i in range(len(p)))
+    return HeteroProblem(tasks, (GPU("m", speed),))
+
+
+def assert_contract(pb, r):
+    assert r.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert hetero.check(pb, r.schedule) == []
+    assert r.objective == pytest.approx(hetero.weighted_tardiness(pb, r.schedule), abs=1e-9)
+    assert r.lower_bound <= r.objective + 1e-9
+    if r.status is Status.OPTIMAL:
+        assert r.gap <= TOLERANCE
+
+
+small = st.integers(1, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 12), min_size=n, max_size=n),
+    st.lists(st.integers(0, 10), min_size=n, max_size=n),
+    st.lists(st.integers(0, 50), min_size=n, max_size=n)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(small, st.sampled_from([0.0, 4.0]), st.sampled_from([1.0, 2.0, 0.5]))
+def test_ssdp_equals_brute_force(data, arrival, speed):
+    p, w, d = (np.array(x, dtype=float) for x in data)
+    pb = single(p, w, d, arrival, speed)
+    assert applies(pb)
+    r = solve_optimal(pb, time_limit=30)
+    assert r.backend == "ssdp" and r.status is Status.OPTIMAL
+    assert_contract(pb, r)
+    assert r.objective == pytest.approx(brute(p / speed, w, d, arrival), abs=1e-9)
+
+
+@pytest.mark.parametrize("n,seed", [(8, 1), (9, 2), (10, 3), (10, 4)])
+def test_ssdp_agrees_with_cpsat(n, seed):
+    # OR-Library scheme with a mid tardiness factor: few jobs on time, a positive optimum
+    pb = hetero.generate_orlib(n, tf=0.6, rdd=0.4, seed=seed)
+    a = solve_optimal(pb, time_limit=60)
+    b = solve_optimal(pb, backend="cpsat", time_limit=60, workers=1)
+    assert a.backend == "ssdp" and a.status is Status.OPTIMAL and b.status is Status.OPTIMAL
+    assert a.objective == pytest.approx(b.objective, abs=1e-9) and a.objective > 0
+    assert_contract(pb, a)
+
+
+@pytest.mark.parametrize("k", [1, 13, 26])
+def test_ssdp_proves_the_orlib_optimum(k):
+    pb = hetero.orlib_wt40(k)
+    r = solve_optimal(pb, time_limit=120)
+    assert r.backend == "ssdp" and r.status is Status.OPTIMAL
+    assert r.objective == hetero.orlib_wt40_optimum(k)
+    assert_contract(pb, r)
+
+
+def test_default_backend_is_the_strongest_that_applies():
+    one = hetero.generate_orlib(6, tf=0.6, rdd=0.4, seed=0)
+    assert solve_optimal(one, time_limit=20).backend == "ssdp"
+    two = hetero.generate(6, gpus=("T4", "V100"), seed=0)
+    assert solve_optimal(two, time_limit=20).backend == "cpsat"
+    # arrivals that differ: ssdp does not apply
+    late = single(np.array([3.0, 2.0]), np.array([1.0, 1.0]), np.array([1.0, 1.0]))
+    late = HeteroProblem((late.tasks[0], Task("j1", 2.0, 0.0, 1.0, 1.0, 2.0)), late.gpus)
+    assert not applies(late)
+    assert solve_optimal(late, time_limit=20).backend == "cpsat"
+
+
+def test_time_limit_returns_a_checked_schedule_and_a_valid_bound():
+    pb = hetero.orlib_wt40(4)
+    opt = hetero.orlib_wt40_optimum(4)
+    r = solve_optimal(pb, backend="ssdp", time_limit=0.5)
+    assert_contract(pb, r)
+    assert r.lower_bound <= opt <= r.objective
+    assert r.runtime <= 0.5 + 1.0 + 0.5  # limit + max(1 s, 10 %) + interpreter noise on a loaded machine
+
+
+def test_inexact_grid_never_claims_an_unearned_optimum():
+    # sub-millisecond and large run times in one instance: no grid holds both
+    p = np.array([1e-4, 2.5e-3, 1234.567, 3.3333, 999.9999])
+    w = np.array([3.0, 1.5, 2.0, 7.25, 1.0])
+    d = np.array([0.0, 0.001, 500.0, 100.0, 1000.0])
+    pb = single(p, w, d)
+    assert not applies(pb)
+    r = solve_optimal(pb, backend="ssdp", time_limit=20)
+    assert_contract(pb, r)
+    assert r.lower_bound <= brute(p, w, d) + 1e-9
+    assert r.objective >= brute(p, w, d) - 1e-9
+
+
+def test_empty_and_options():
+    empty = HeteroProblem((), (GPU("g", 1.0),))
+    for backend in ("auto", "ssdp", "cpsat", "highs"):
+        r = solve_optimal(empty, backend=backend, time_limit=5)
+        assert r.status is Status.OPTIMAL and r.objective == 0
+    pb = hetero.generate_orlib(5, tf=0.6, rdd=0.4, seed=0)
+    for bad in (0, -1, float("nan"), True, "5"):
+        with pytest.raises(OptionError):
+            solve_optimal(pb, backend="ssdp", time_limit=bad)
+
+
+@pytest.mark.slow
+def test_ssdp_wt40_sweep():
+    # the target of the exact method: >= 100 of the 125 proven within 60 s each, every proof the known optimum
+    proven = 0
+    for k in range(1, 126):
+        pb, opt = hetero.orlib_wt40(k), hetero.orlib_wt40_optimum(k)
+        r = solve_optimal(pb, time_limit=60)
+        assert_contract(pb, r)
+        assert r.lower_bound <= opt <= r.objective
+        if r.status is Status.OPTIMAL:
+            assert r.objective == opt
+            proven += 1
+    assert proven >= 100
