@@ -36,7 +36,15 @@ def test_backends_keep_the_contract_and_agree_when_proven(n, seed, gpus):
     assert all(v == pytest.approx(proven[0], rel=1e-6, abs=1e-6) for v in proven)
 
 
+@pytest.fixture(scope="module")
+def _solver_libraries_imported():
+    # the first solve of a process imports its solver library, which the documented limit excludes
+    import milp.cpsat  # noqa: F401
+    import milp.highs  # noqa: F401
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.usefixtures("_solver_libraries_imported")
 def test_time_limit_is_honoured_and_keeps_a_checked_schedule(backend):
     pb = hetero.generate(30, gpus=("T4", "V100", "A100-80GB"), seed=3)
     limit = 1.0
@@ -44,10 +52,10 @@ def test_time_limit_is_honoured_and_keeps_a_checked_schedule(backend):
     r = solve_optimal(pb, backend=backend, time_limit=limit, workers=1)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     assert_contract(pb, r)
-    # the work done fits the contract's limit + max(1 s, 10 %); the wall clock only grossly, because a
-    # shared machine (load 14 on 2 cores when this was written) stretches it by an order of magnitude
+    # the contract is on the wall clock, as for every family (a heavily shared machine can break it;
+    # the CPU time says whether the work itself fits)
     assert cpu <= limit + max(1.0, 0.1 * limit)
-    assert wall <= 10 * (limit + max(1.0, 0.1 * limit))
+    assert wall <= limit + max(1.0, 0.1 * limit), (wall, cpu)
 
 
 def test_sub_millisecond_tasks_never_claim_an_unearned_optimum():
