@@ -85,6 +85,10 @@ class Result:
     FEASIBLE objective=10 bound=9.5 gap=5% runtime=1.25s backend=cpsat
     >>> Result.from_bounds(10.0, 10.0 - 1e-7, schedule="s").status
     <Status.OPTIMAL: 'OPTIMAL'>
+    >>> Result(10.0, 9.0, Status.OPTIMAL, 1.0, schedule="s")
+    Traceback (most recent call last):
+    ...
+    instances.errors.SolverError: OPTIMAL needs a solution and a gap <= 1e-06; got objective 10.0, bound 9.0
     """
 
     objective: float | None
@@ -97,6 +101,12 @@ class Result:
 
     def __post_init__(self) -> None:
         self.status = Status(self.status)
+        if self.status is Status.OPTIMAL:
+            # a Result built by hand must not claim more than its numbers prove
+            gap = _gap(self.objective, self.lower_bound)
+            if self.schedule is None or gap is None or gap > TOLERANCE:
+                raise SolverError(f"OPTIMAL needs a solution and a gap <= {TOLERANCE:g}; got objective "
+                                  f"{self.objective!r}, bound {self.lower_bound!r}")
 
     @classmethod
     def from_bounds(cls, objective: float | None, lower_bound: float | None, *, schedule: Any,
