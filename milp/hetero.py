@@ -79,6 +79,7 @@ BACKENDS = ("auto", "ssdp", "cpsat", "highs")
 MAX_SCALED = 10 ** 9
 
 
+@opt.known_options
 def big_m(problem: HeteroProblem) -> float:
     """The big-M ``H`` of eq. (6) from the data (see the module docstring).
 
@@ -105,6 +106,7 @@ def _power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
     return None
 
 
+@opt.known_options
 def resolution(problem: HeteroProblem) -> tuple[int, int, bool]:
     """``(R, Rw, exact)``: time and weight scale factors for CP-SAT.
 
@@ -238,6 +240,7 @@ class _BuildExpired(RuntimeError):
     """The deadline passed while the Pyomo model was being built."""
 
 
+@opt.known_options
 def build_pyomo(problem: HeteroProblem, lower_bound: float = 0.0, deadline: Deadline | None = None):
     """The MILP (1)-(6) of the heterogeneous-GPU scheduling paper as a Pyomo ``ConcreteModel``.
 
