@@ -547,7 +547,7 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     return evaluate_sequences(problem, enc.decode(best_tour))
 
 
-#: Name -> heuristic, in the order of the seed (then ours).
+#: Name -> heuristic, in the order of the heterogeneous GPU problem statement (then ours).
 METHODS: dict[str, Callable[[HeteroProblem], Schedule]] = {
     "fifo": fifo,
     "greedy": greedy,

@@ -13,7 +13,7 @@ Backends of :func:`solve` (``backend=``):
   exactly one present interval per task, ``s_i >= a_i``, tardiness
   ``T_i >= c_i - d_i``: formulation (1)-(6) with intervals for the
   disjunctions.
-- ``"highs"``: the seed's MILP (1)-(6) as written, in Pyomo, solved by HiGHS.
+- ``"highs"``: the problem statement's MILP (1)-(6) as written, in Pyomo, solved by HiGHS.
   Variables ``x_ij``, ``s_i``, ``c_i``, ``y_ik`` (order of the pair
   ``i < k``) and ``T_i >= c_i - d_i, T_i >= 0`` (the usual linearisation of
   ``max(0, c_i - d_i)`` in eq. 1). The big-M of eq. (6) is taken from the
@@ -233,7 +233,7 @@ def _solve_cpsat(problem, dl: Deadline, workers, seqs_hint, lb: float, log, seed
 
 
 # ---------------------------------------------------------------------------
-# Pyomo + HiGHS: the seed's MILP (1)-(6)
+# Pyomo + HiGHS: the problem statement's MILP (1)-(6)
 # ---------------------------------------------------------------------------
 
 class _BuildExpired(RuntimeError):

@@ -150,7 +150,7 @@ def test_ils_reaches_orlib_target():
 
 
 def test_sagreedy_neighbourhood_cannot_reach_optimum():
-    # Counterexample to the seed's claim that SAGreedy escapes local optima
+    # Counterexample to the problem statement's claim that SAGreedy escapes local optima
     # (Sec. III.C): one GPU, all arrivals 0, tasks t0 (p 5, w 7, d 18),
     # t1 (p 2, w 9, d 8), t2 (p 9, w 1, d 13). Greedy order t0 t1 t2 costs 3
     # (t2 ends at 16). An ordering of SAGreedy is "prioritised tardy tasks,
