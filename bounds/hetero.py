@@ -41,7 +41,7 @@ import numpy as np
 from bounds.hetero_ti import INF, Expired, Network, Relaxation, optimize, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
-__all__ = ["SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
+__all__ = ["power_of_ten", "SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
            "MAX_HORIZON", "MAX_ARCS"]
 
 #: Largest number of grid steps of a single-machine horizon (finer data are rounded).
@@ -50,8 +50,16 @@ MAX_HORIZON = 20_000
 MAX_ARCS = 8_000_000
 
 
-def _power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
-    """Smallest ``10^k`` (``k <= top``) that makes every value an integer (up to float noise)."""
+def power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
+    """Smallest ``10^k`` (``k <= top``) that makes every value an integer (up to float noise).
+
+    The exact scale of decimal data (the bounds' grid and the integer models' resolution).
+
+    Examples
+    --------
+    >>> power_of_ten([1.5, 2.25]), power_of_ten([1 / 3])
+    (100, None)
+    """
     values = np.asarray(values, dtype=float)
     for k in range(top + 1):
         scaled = values * 10 ** k
@@ -162,7 +170,7 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
     exact = True
     dropped = np.zeros(0, dtype=np.int64)
     dropped_cost = 0.0
-    R = _power_of_ten(np.concatenate([p, d]))
+    R = power_of_ten(np.concatenate([p, d]))
     if R is None or np.rint(p * R).sum() > max_horizon:
         exact = False
         R = max_horizon / p.sum()
@@ -180,7 +188,7 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
     else:
         P = np.floor(p * R + 1e-9).astype(np.int64)
         D = np.ceil(d * R - 1e-9).astype(np.int64)
-    Rw = _power_of_ten(w)
+    Rw = power_of_ten(w)
     if Rw is None:
         exact = False
         Rw = 10 ** 6

@@ -65,6 +65,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from bounds.hetero import power_of_ten
 from instances import options as opt
 from instances.errors import OptionError, SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
@@ -96,16 +97,6 @@ def big_m(problem: HeteroProblem) -> float:
     return float(problem.arrival[ok].max() + pmax.sum())
 
 
-def _power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
-    """Smallest 10^k (k <= top) that makes every value an integer (up to float rounding)."""
-    values = np.asarray(values, dtype=float)
-    for k in range(top + 1):
-        scaled = values * 10 ** k
-        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
-            return 10 ** k
-    return None
-
-
 @opt.known_options
 def resolution(problem: HeteroProblem) -> tuple[int, int, bool]:
     """``(R, Rw, exact)``: time and weight scale factors for CP-SAT.
@@ -119,12 +110,12 @@ def resolution(problem: HeteroProblem) -> tuple[int, int, bool]:
     ok = problem.eligible.any(axis=1)
     times = np.concatenate([problem.p[ok][problem.eligible[ok]], problem.arrival[ok], problem.deadline[ok]])
     H = max(big_m(problem), float(np.abs(problem.deadline[ok]).max(initial=0.0)), 1e-300)
-    R = _power_of_ten(times, top=12)
+    R = power_of_ten(times, top=12)
     exact = R is not None and H * R <= MAX_SCALED
     if not exact:
         # the coarsest grid that keeps the scaled horizon small enough
         R = 10 ** max(0, int(math.floor(math.log10(MAX_SCALED / H))))
-    Rw = _power_of_ten(problem.weight[ok])
+    Rw = power_of_ten(problem.weight[ok])
     if Rw is None:
         Rw, exact = 10 ** 6, False
     return int(R), int(Rw), exact
