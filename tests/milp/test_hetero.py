@@ -8,8 +8,12 @@ from instances.hetero import GPU, HeteroProblem, Task
 from milp import Status, solve_optimal
 from milp import hetero as mh
 
-CASES = [(6, ("T4", "A100-80GB"), 0), (7, ("T4", "V100", "H100"), 1), (8, ("L4", "A100-40GB"), 2),
-         (8, ("V100",), 3), (7, ("T4", "T4", "H100"), 4)]
+# two cases in the default suite (one machine, three machines); the rest with --run-slow,
+# since the HiGHS formulation takes ~10 s on each
+CASES = [(8, ("V100",), 3), (7, ("T4", "V100", "H100"), 1),
+         pytest.param(6, ("T4", "A100-80GB"), 0, marks=pytest.mark.slow),
+         pytest.param(8, ("L4", "A100-40GB"), 2, marks=pytest.mark.slow),
+         pytest.param(7, ("T4", "T4", "H100"), 4, marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("n,gpus,seed", CASES)
