@@ -1,4 +1,5 @@
-"""Fuzzing every family's loader and the ``instances.mig`` command line with malformed files.
+"""Fuzzing every family's loader (problems, and the solution readers) and the ``instances.mig`` command
+line with malformed files.
 
 Each example starts from a valid file of one family and mutates it: type
 swaps and odd values at a random place of the JSON tree (``null``, ``"5"``,
