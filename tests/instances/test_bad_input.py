@@ -76,6 +76,25 @@ def case_text(edit) -> str:
     return json.dumps(data)
 
 
+def load_plan(path) -> pairing.Plan:
+    """A pairing plan file (the family keeps plans in memory; this is the file a user would write)."""
+    return pairing.Plan.from_json(files.read_text(path), source=str(path))
+
+
+def plan_text(**set_changes) -> str:
+    job_set = {"jobs": ["j0", "j1"], "config": {"cores": [16, 16], "gpcs": [3, 4], "cpu_cap": 175.0,
+                                                "gpu_cap": 175.0}, "time": 2.5}
+    job_set.update(set_changes)
+    return json.dumps({"policy": "p", "sets": [job_set], "info": {}})
+
+
+def trace_text(edit) -> str:
+    data = case.Trace("hand", (case.JobRun("a", 0.0, 0.0, 5.5),), (case.TaskRun("a", 0, 1, 0.5, 5.5),),
+                      (case.Hold("a", 1, 0.0, 5.5),), workers=4).to_dict()
+    edit(data)
+    return json.dumps(data)
+
+
 JOBS_HEADER = "name,app,solo_time\n"
 TABLE_HEADER = "app,corunners,cores,gpcs,cpu_cap,gpu_cap,slowdown\n"
 
@@ -185,6 +204,32 @@ CASES = [
     ("case durations 1e308", case.load, case_text(lambda d: d["jobs"][0]["tasks"][0].update(duration=1e308)),
      "field tasks: job lengths too large"),
     ("case nesting", case.load, '{"jobs": ' + DEEP + "}", "nested deeper"),
+    # -- pairing plans
+    ("plan sets 5", load_plan, '{"sets": 5}', "field sets: must be a list, got 5"),
+    ("plan unknown set field", load_plan, plan_text(tme=3), "field sets[0].tme: unknown field"),
+    ("plan time as text", load_plan, plan_text(time="2.5"), "field sets[0].time: must be a number, got '2.5'"),
+    ("plan NaN time", load_plan, plan_text()[:-1].replace('"time": 2.5', '"time": NaN') + "}",
+     "field sets[0].time: must be a finite number"),
+    ("plan share 16.5", load_plan,
+     plan_text(config={"cores": [16.5, 16], "gpcs": [3, 4], "cpu_cap": 175, "gpu_cap": 175}),
+     "field sets[0].config.cores[0]: 16.5 is not an integer"),
+    ("plan duplicate key", load_plan, '{"sets": [], "sets": []}', "key 'sets' appears twice"),
+    ("plan nesting", load_plan, '{"sets": ' + DEEP + "}", "nested deeper"),
+    # -- CASE traces
+    ("trace instance 1.5", case.load_trace, trace_text(lambda d: d["tasks"][0].update(instance=1.5)),
+     "task a: field tasks[0].instance: 1.5 is not an integer"),
+    ("trace end as text", case.load_trace, trace_text(lambda d: d["jobs"][0].update(end="5.5")),
+     "task a: field jobs[0].end: must be a number, got '5.5'"),
+    ("trace unknown field", case.load_trace, trace_text(lambda d: d["holds"][0].update(instnce=1)),
+     "task a: field holds[0].instnce: unknown field"),
+    ("trace workers true", case.load_trace, trace_text(lambda d: d.update(workers=True)),
+     "field workers: True is not an integer"),
+    ("trace makespan off", case.load_trace, trace_text(lambda d: d.update(makespan=9.0)),
+     "field makespan: 9.0 is not the last job end"),
+    ("trace 1e400 start", case.load_trace, trace_text(lambda d: d["jobs"][0].update(start=0.25)).replace(
+        '"start": 0.25', '"start": 1e400'), "field jobs[0].start: must be a finite number"),
+    ("trace duplicate key", case.load_trace, '{"policy": "p", "policy": "q", "jobs": [], "tasks": []}',
+     "key 'policy' appears twice"),
 ]
 
 
@@ -206,7 +251,8 @@ def test_bad_file_gives_one_located_line(tmp_path, load, content, needle):
 
 
 @pytest.mark.parametrize("load", [mig.load, hetero.load, rt.load, case.load, pairing.load_jobs,
-                                  pairing.TableModel.from_csv, mig.Schedule.load, gpus.load])
+                                  pairing.TableModel.from_csv, mig.Schedule.load, gpus.load, case.load_trace,
+                                  load_plan])
 def test_missing_directory_and_oversized_files(tmp_path, load):
     with pytest.raises(InstanceError, match="missing.json: file not found"):
         load(str(tmp_path / "missing.json"))
@@ -257,6 +303,7 @@ def test_compatible_set_bound_keeps_partitions_quick():
     lambda p: mig.save(mig.generate(3, "A30", seed=0), p),
     lambda p: mig.Schedule("A30", []).save(p),
     lambda p: case.save(case.generate("A", n=2, seed=0), p),
+    lambda p: case.Trace("t", (), ()).save(p),
 ])
 def test_unwritable_output_is_an_output_error(write):
     with pytest.raises(OutputError, match="/nonexistent/out.json: cannot write"):

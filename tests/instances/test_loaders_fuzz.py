@@ -1,4 +1,5 @@
-"""Fuzzing every family's loader and the ``instances.mig`` command line with malformed files.
+"""Fuzzing every family's loader (problems, and the solution readers) and the ``instances.mig`` command
+line with malformed files.
 
 Each example starts from a valid file of one family and mutates it: type
 swaps and odd values at a random place of the JSON tree (``null``, ``"5"``,
@@ -37,7 +38,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from instances import case, gpus, hetero, mig, pairing
+from instances import case, files, gpus, hetero, mig, pairing
 from instances import realtime as rt
 from instances.errors import InstanceError
 
@@ -54,7 +55,9 @@ def _a30_problem() -> mig.Problem:
 
 
 def _seed_objects() -> dict[str, Any]:
+    from heuristics import case as case_heuristics
     from heuristics import far
+    from heuristics import pairing as pairing_heuristics
 
     problem = _a30_problem()
     inline = problem.to_dict()
@@ -71,6 +74,9 @@ def _seed_objects() -> dict[str, Any]:
         "hetero": hetero.generate(4, ("T4", "A100-80GB"), seed=0).to_dict(),
         "realtime": rt.generate(n=4, utilization=2.0, sms=8, seed=0).to_dict(),
         "case": case.generate("D", ratio="1:1", n=4, seed=0).to_dict(),
+        "case_trace": case_heuristics.METHODS["case"](case.generate("D", ratio="1:1", n=4, seed=0)).to_dict(),
+        "pairing_plan": json.loads(pairing_heuristics.algorithm1(
+            pairing.PairingProblem(pairing.generate(5, seed=0))).to_json()),
     }
 
 
@@ -261,6 +267,14 @@ def _schedule_roundtrip(s: mig.Schedule) -> None:
     assert mig.Schedule.from_json(s.to_json()) == s
 
 
+def _plan_roundtrip(p: pairing.Plan) -> None:
+    assert pairing.Plan.from_json(p.to_json()) == p
+
+
+def _load_plan(path: str) -> pairing.Plan:
+    return pairing.Plan.from_json(files.read_text(path), source=path)
+
+
 def _table_roundtrip(t: pairing.TableModel) -> None:
     with tempfile.TemporaryDirectory() as d:
         p = os.path.join(d, "t.csv")
@@ -287,6 +301,8 @@ LOADERS: dict[str, tuple[Callable[[str], Any], type | tuple, Callable[[Any], Non
     "hetero": (hetero.load, hetero.HeteroProblem, _roundtrip_json(hetero.save, hetero.load)),
     "realtime": (rt.load, rt.RealtimeProblem, _roundtrip_json(rt.save, rt.load)),
     "case": (case.load, case.Workload, _roundtrip_json(case.save, case.load)),
+    "case_trace": (case.load_trace, case.Trace, _roundtrip_json(lambda t, p: t.save(p), case.load_trace)),
+    "pairing_plan": (_load_plan, pairing.Plan, _plan_roundtrip),
     "jobs": (pairing.load_jobs, tuple, _roundtrip_json(pairing.save_jobs, pairing.load_jobs)),
     "table": (pairing.TableModel.from_csv, pairing.TableModel, _table_roundtrip),
 }
