@@ -174,7 +174,7 @@ def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: f
     5. Every ordering is evaluated by greedy EFT list scheduling; fitness is
        the total weighted tardiness (eq. 14). The best solution seen is returned.
 
-    The seed leaves open what "top" means and how the prioritised tasks are
+    The problem statement leaves open what "top" means and how the prioritised tasks are
     ordered among themselves; we rank tardy tasks by weighted tardiness
     ``w_i (c_i - d_i)`` (largest first) and put the selected ones first in a
     random order, which is where the neighbour's randomness comes from. The
