@@ -690,6 +690,32 @@ class _Pool:
         self.cap = cap
         return True
 
+    def append_groups(self, node: np.ndarray, S: np.ndarray, val: np.ndarray, job: np.ndarray, lab: np.ndarray,
+                      lo_of: np.ndarray, hi_of: np.ndarray, limit: int) -> bool:
+        """Group candidate labels by ``(node, S)`` (:func:`_group`), append each group's best and
+        second best (other neighbour job) as one label, and record every node's label range in
+        ``lo_of``/``hi_of``; ``False`` when the pool would outgrow ``limit``."""
+        order, gs, pos2 = _group(node, S, val, job)
+        node, S, val, job, lab = node[order], S[order], val[order], job[order], lab[order]
+        G = len(gs)
+        if not self.reserve(G, limit):
+            return False
+        sl = slice(self.size, self.size + G)
+        has2 = pos2 >= 0
+        p2 = np.where(has2, pos2, 0)
+        self.S[sl] = S[gs]
+        self.v1[sl] = val[gs]
+        self.j1[sl] = job[gs]
+        self.ptr1[sl] = lab[gs]
+        self.v2[sl] = np.where(has2, val[p2], INF)
+        self.ptr2[sl] = np.where(has2, lab[p2], -1)
+        self.node[sl] = node[gs]
+        nodes, first = np.unique(node[gs], return_index=True)
+        lo_of[nodes] = self.size + first
+        hi_of[nodes] = self.size + np.append(first[1:], G)
+        self.size += G
+        return True
+
 
 def _group(keys_a: np.ndarray, keys_b: np.ndarray, val: np.ndarray, nb: np.ndarray):
     """Group candidates by ``(keys_a, keys_b)``; per group the best candidate
@@ -811,26 +837,8 @@ class ModifierSearch:
             if not ok.any():
                 continue
             used[arc[ok]] = True
-            v, S2, val, uj, lab = v[ok], S2[ok], val[ok], uj[ok], lab[ok]
-            order, gs, pos2 = _group(v, S2, val, uj)
-            v, S2, val, uj, lab = v[order], S2[order], val[order], uj[order], lab[order]
-            G = len(gs)
-            if not pool.reserve(G, max_labels):
+            if not pool.append_groups(v[ok], S2[ok], val[ok], uj[ok], lab[ok], lo_of, hi_of, max_labels):
                 return ModifierPass(INF, -INF, [], pool.size, True)
-            sl = slice(pool.size, pool.size + G)
-            has2 = pos2 >= 0
-            p2 = np.where(has2, pos2, 0)
-            pool.S[sl] = S2[gs]
-            pool.v1[sl] = val[gs]
-            pool.j1[sl] = uj[gs]
-            pool.ptr1[sl] = lab[gs]
-            pool.v2[sl] = np.where(has2, val[p2], INF)
-            pool.ptr2[sl] = np.where(has2, lab[p2], -1)
-            pool.node[sl] = v[gs]
-            nodes, first = np.unique(v[gs], return_index=True)
-            lo_of[nodes] = pool.size + first
-            hi_of[nodes] = pool.size + np.append(first[1:], G)
-            pool.size += G
         size = pool.size
         keys = self._key(node_t[pool.node[1:size]], node_k[pool.node[1:size]], pool.S[1:size])
         order = np.argsort(keys, kind="stable")
@@ -913,26 +921,8 @@ class ModifierSearch:
             if not ok.any():
                 continue
             used[arc[ok]] = True
-            u, R2, val, vj, lab = u[ok], R2[ok], val[ok], vj[ok], lab[ok]
-            order, gs, pos2 = _group(u, R2, val, vj)
-            u, R2, val, vj, lab = u[order], R2[order], val[order], vj[order], lab[order]
-            G = len(gs)
-            if not pool.reserve(G, max_labels):
+            if not pool.append_groups(u[ok], R2[ok], val[ok], vj[ok], lab[ok], lo_of, hi_of, max_labels):
                 return ModifierPass(INF, -INF, [], pool.size, True)
-            sl = slice(pool.size, pool.size + G)
-            has2 = pos2 >= 0
-            p2 = np.where(has2, pos2, 0)
-            pool.S[sl] = R2[gs]
-            pool.v1[sl] = val[gs]
-            pool.j1[sl] = vj[gs]
-            pool.ptr1[sl] = lab[gs]
-            pool.v2[sl] = np.where(has2, val[p2], INF)
-            pool.ptr2[sl] = np.where(has2, lab[p2], -1)
-            pool.node[sl] = u[gs]
-            nodes, first = np.unique(u[gs], return_index=True)
-            lo_of[nodes] = pool.size + first
-            hi_of[nodes] = pool.size + np.append(first[1:], G)
-            pool.size += G
         size = pool.size
         real = np.flatnonzero(pool.node[:size] != N)
         keys = self._key(timex[pool.node[real]], jobx[pool.node[real]], pool.S[real])
