@@ -295,8 +295,12 @@ def std_heap_push(heap: list, item: tuple) -> None:
     [0, 2, 4, 1, 3]
     """
     heap.append(item)
+    _sift_up(heap, len(heap) - 1, item)
+
+
+def _sift_up(heap: list, hole: int, item: tuple) -> None:
+    """libstdc++'s ``__push_heap``: move ``item`` up from ``hole`` past parents with strictly larger keys."""
     key = item[0]
-    hole = len(heap) - 1
     while hole > 0:
         parent = (hole - 1) // 2
         if not heap[parent][0] > key:
@@ -328,14 +332,7 @@ def std_heap_pop(heap: list) -> tuple:
         heap[hole] = heap[child - 1]
         hole = child - 1
     # ... then __push_heap the former last element up from there
-    key = last[0]
-    while hole > 0:
-        parent = (hole - 1) // 2
-        if not heap[parent][0] > key:
-            break
-        heap[hole] = heap[parent]
-        hole = parent
-    heap[hole] = last
+    _sift_up(heap, hole, last)
     return top
 
 
