@@ -35,7 +35,7 @@ from instances.errors import InstanceError, OptionError, SolverError
 from instances.mig_problem import Problem, Workload
 from instances.mig_retime import plan_from_schedule
 from instances.mig_schedule import Schedule
-from milp.mig_pyomo_plan import serial_on_root
+from milp.mig_plans import serial_on_root
 from milp.result import TOLERANCE, Result
 
 __all__ = ["solve", "CPSAT_OPTIONS", "PYOMO_OPTIONS"]

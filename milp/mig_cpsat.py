@@ -50,6 +50,7 @@ from instances.mig_problem import Problem, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions
 from instances.options import Deadline, known_options
 from milp import cpsat
+from milp.mig_plans import improve_assignment, tree_plans, tree_schedule
 from milp.result import TOLERANCE, Result
 
 __all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans", "improve_assignment", "relaxation_bound", "MAX_UNITS"]
@@ -185,37 +186,6 @@ def session_slots(problem: ProblemLike, placement: Placement, upper_bound: float
             break
         m += 1
     return max(m, 1) if n_p else 0
-
-
-@known_options
-def tree_schedule(problem: ProblemLike, assignment: dict[str, Placement]) -> mig.Schedule:
-    """Optimal schedule of a fixed assignment without reconfiguration, one release time.
-
-    Each node of the placement tree runs its tasks back to back as soon as all
-    its ancestors' tasks are done; the makespan is the largest slice load, a
-    lower bound for every schedule of the assignment.
-
-    Examples
-    --------
-    >>> from instances import mig
-    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
-    >>> g = p.gpu
-    >>> tree_schedule(p.without_reconfiguration(), {"a": g.placement(2, 0), "b": g.placement(2, 2)}).makespan
-    2.5
-    """
-    gpu = problem.gpu
-    r0 = max(problem.releases().values(), default=0.0)
-    on: dict[tuple[int, int], list] = defaultdict(list)
-    for t in problem.tasks:
-        on[assignment[t.name].key()].append(t)
-    load = {key: sum(t.times[key[0]] for t in ts) for key, ts in on.items()}
-    out = []
-    for p in gpu.placements:
-        clock = r0 + sum(load.get(a.key(), 0.0) for a in gpu.ancestors(p))
-        for t in on.get(p.key(), []):
-            out.append(mig.ScheduledTask(t.name, p, clock, clock + t.times[p.size]))
-            clock += t.times[p.size]
-    return mig.Schedule(gpu.name, sorted(out, key=lambda st: (st.start, st.task)))
 
 
 # ---------------------------------------------------------------------------
@@ -599,7 +569,7 @@ def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | 
     """
     if not problem.gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
         raise ValueError("the assignment relaxation is for one batch with reconfiguration and no release times")
-    from milp.mig_pyomo_plan import best_plan
+    from milp.mig_plans import best_plan
 
     deadline = Deadline(time_limit)
     lb = mig_bounds.lower_bound(problem)
@@ -610,138 +580,6 @@ def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | 
     units, _ = _relaxation_bound(problem, scale, scale.units(lb), horizon, deadline, math.inf, workers, seed,
                                  True, {}, share=1.0)
     return max(lb, scale.bound(units))
-
-
-@known_options
-def improve_assignment(problem: Problem, assignment: dict[str, Placement],
-                       deadline: Deadline | None = None, max_passes: int = 20) -> dict[str, Placement]:
-    """Local search on an assignment: move one task or swap two while the relaxed makespan drops.
-
-    The relaxed makespan of an assignment is its largest slice load counting
-    the tasks and the create and destroy of every used placement over the
-    slice, less the largest such destroy (the assignment relaxation's rows
-    without the channel); ties are broken by the sum of squared slice loads,
-    which spreads work off the critical slices. First improvement, until no
-    move or swap helps, after ``max_passes`` passes or when ``deadline`` expires. A heuristic: the schedule built
-    from the result is checked like any other.
-
-    Examples
-    --------
-    >>> from instances import mig
-    >>> p = mig.Problem("A30", [mig.Task(f"t{i}", {1: 4.0, 2: 2.5, 4: 1.5}) for i in range(4)])
-    >>> leaf = p.gpu.placement(1, 0)
-    >>> better = improve_assignment(p, {t.name: leaf for t in p.tasks})
-    >>> len({q.key() for q in better.values()}) > 1
-    True
-    """
-    gpu = problem.gpu
-    names = [t.name for t in problem.tasks]
-    times = {t.name: t.times for t in problem.tasks}
-    places = list(gpu.placements)
-    pidx = {q.key(): j for j, q in enumerate(places)}
-    over = [[j for j, q in enumerate(places) if k in q.slices] for k in range(gpu.num_slices)]
-    ops = [gpu.create_time[q.size] + gpu.destroy_time[q.size] for q in places]
-    tdj = [gpu.destroy_time[q.size] for q in places]
-    allowed = {nm: [j for j, q in enumerate(places) if q.size in times[nm]] for nm in names}
-    cur = {nm: pidx[assignment[nm].key()] for nm in names}
-    cnt = [0] * len(places)
-    load = [0.0] * len(places)
-    for nm, j in cur.items():
-        cnt[j] += 1
-        load[j] += times[nm][places[j].size]
-
-    def score():
-        worst, sq = 0.0, 0.0
-        for js in over:
-            used = [j for j in js if cnt[j]]
-            value = sum(load[j] + ops[j] for j in used) - max((tdj[j] for j in used), default=0.0)
-            worst = max(worst, value)
-            sq += value * value
-        return worst, sq
-
-    def move(nm, j):
-        old = cur[nm]
-        cnt[old] -= 1
-        load[old] -= times[nm][places[old].size]
-        cnt[j] += 1
-        load[j] += times[nm][places[j].size]
-        cur[nm] = j
-
-    best = score()
-    improved, passes = True, 0
-    while improved and passes < max_passes:
-        improved, passes = False, passes + 1
-        for a, nm in enumerate(names):
-            if deadline is not None and deadline.expired():
-                break
-            for j in allowed[nm]:
-                old = cur[nm]
-                if j == old:
-                    continue
-                move(nm, j)
-                sc = score()
-                if sc < best:
-                    best, improved = sc, True
-                    old = j
-                else:
-                    move(nm, old)
-            for other in names[a + 1:]:
-                i, j = cur[nm], cur[other]
-                if i == j or i not in allowed[other] or j not in allowed[nm]:
-                    continue
-                move(nm, j)
-                move(other, i)
-                sc = score()
-                if sc < best:
-                    best, improved = sc, True
-                else:
-                    move(other, j)
-                    move(nm, i)
-    return {nm: places[j] for nm, j in cur.items()}
-
-
-@known_options
-def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
-               deadline: Deadline | None = None) -> mig.Schedule:
-    """The best session schedule of a fixed assignment built along the placement tree.
-
-    One session per used placement; on every root-to-leaf path the sessions
-    run top-down (ancestors first, as :func:`tree_schedule`) or bottom-up
-    (its mirror image, so the widest session is the one never destroyed),
-    grouped into sessions and re-timed with the operations on the channel,
-    whose order is then improved by swapping neighbours
-    (:func:`milp.mig_pyomo_plan.improve_channel`). Single batch, one release.
-
-    Examples
-    --------
-    >>> from instances import mig
-    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
-    >>> g = p.gpu
-    >>> s = tree_plans(p, {"a": g.placement(2, 0), "b": g.placement(2, 2)})
-    >>> mig.check(p, s), round(s.makespan, 2)
-    ([], 2.74)
-    """
-    from milp.mig_pyomo_plan import improve_channel
-
-    gpu = problem.gpu
-    on: dict[tuple[int, int], list[str]] = defaultdict(list)
-    for t in problem.tasks:
-        on[assignment[t.name].key()].append(t.name)
-    work = {key: [problem.task(nm).times[key[0]] for nm in names] for key, names in on.items()}
-    sessions, begin, end = [], [], []
-    for key, names in on.items():
-        p = gpu.placement(*key)
-        before = [d for a in gpu.ancestors(p) for d in work.get(a.key(), [])]
-        sessions.append(Session(p, tuple(names)))
-        # fsum of the same multiset gives a parent's end and its child's start exactly equal,
-        # so ties order the parent's destroy before the child's create
-        begin.append(math.fsum(before))
-        end.append(math.fsum(before + work[key]))
-    top = max(end)
-    plans = [retime_sessions(problem, sessions, begin, end),
-             retime_sessions(problem, sessions, [top - e for e in end], [top - b for b in begin])]
-    plans = [improve_channel(problem, pl, passes=8, deadline=deadline) for pl in plans]
-    return min(plans, key=lambda pl: pl.makespan).schedule
 
 
 @known_options

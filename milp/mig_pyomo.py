@@ -53,7 +53,7 @@ from instances.mig_retime import Session, TimedPlan, canonical, retime_order, re
 from instances.mig_schedule import Schedule, ScheduledTask
 from instances.options import Deadline, known_options
 from milp.highs import solve_highs
-from milp.mig_pyomo_plan import best_plan, improve_channel
+from milp.mig_plans import best_plan, improve_channel
 from milp.result import Result
 
 __all__ = ["solve_pyomo", "build_model", "check_solver", "time_unit", "scaled", "REL_GAP", "ABS_GAP"]
