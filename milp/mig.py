@@ -44,7 +44,7 @@ __all__ = ["solve", "CPSAT_OPTIONS", "PYOMO_OPTIONS"]
 CPSAT_OPTIONS = ("resolution", "symmetry", "redundant", "dominance", "model", "relax", "relax_time",
                  "relax_share", "fix_assignment", "log", "seed")
 #: Options only the Pyomo backends take (see :func:`milp.mig_pyomo.solve_pyomo`).
-PYOMO_OPTIONS = ("relaxation", "log")
+PYOMO_OPTIONS = ("relaxation", "relax_time", "relax_share", "log")
 
 _FLAGS = ("symmetry", "redundant", "dominance", "relax", "fix_assignment", "log", "relaxation")
 
@@ -144,7 +144,8 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     **options
         Backend options: CP-SAT ``resolution``, ``symmetry``, ``redundant``,
         ``dominance``, ``model``, ``relax``, ``relax_time``, ``relax_share``,
-        ``fix_assignment``, ``log``, ``seed``; Pyomo ``relaxation``, ``log``.
+        ``fix_assignment``, ``log``, ``seed``; Pyomo ``relaxation``, ``relax_time``,
+        ``relax_share``, ``log``.
 
     Returns
     -------

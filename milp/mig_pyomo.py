@@ -53,7 +53,8 @@ from instances.mig_retime import Session, TimedPlan, canonical, retime_order, re
 from instances.mig_schedule import Schedule, ScheduledTask
 from instances.options import Deadline, known_options
 from milp.highs import solve_highs
-from milp.mig_plans import best_plan, improve_channel
+from milp.mig_plans import best_plan, improve_assignment, improve_channel, tree_plans
+from milp.mig_pyomo_assignment import add_symmetry, build_assignment_model, read_assignment, set_assignment
 from milp.result import Result
 
 __all__ = ["solve_pyomo", "build_model", "check_solver", "time_unit", "scaled", "REL_GAP", "ABS_GAP"]
@@ -186,15 +187,7 @@ def build_model(problem: AnyProblem, horizon: float, lower_bound: float = 0.0, s
 
     # GPU symmetry: the lowest task in A u B lies in A
     tick()
-    m.sym = pe.ConstraintList()
-    for A, B in gpu.symmetric_subtrees():
-        A_ = [pidx[p] for p in A if p in pidx]
-        B_ = [pidx[p] for p in B if p in pidx]
-        for i in range(n):
-            lhs = [m.x[i, q] for q in B_ if (i, q) in dur]
-            rhs = [m.x[i2, q] for i2 in range(i) for q in A_ if (i2, q) in dur]
-            if lhs:
-                m.sym.add(sum(lhs) <= sum(rhs) if rhs else sum(lhs) == 0)
+    add_symmetry(m, gpu, P, Pi)
 
     if reconfiguration and sessions:
         tick()
@@ -581,10 +574,46 @@ def _solve_model(problem: AnyProblem, sessions: bool, deadline: Deadline, solver
     return max(floor, bound) if bound is not None else floor, plan, info
 
 
+def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Schedule, floor: float,
+                           deadline: Deadline, solver: str, workers: int | None, relax_time: float,
+                           relax_share: float, log: bool, info: dict[str, Any]) -> tuple[float, Schedule]:
+    """Solve the assignment relaxation of ``sp`` (``problem`` scaled by ``unit``); return its bound (in ``sp``'s
+    units, ``floor`` when it proves nothing more) and the best of ``best`` and the session schedules built
+    along the placement tree from the relaxation's assignment and from ``best``'s, both improved by local
+    search (as the CP-SAT backend does, ``docs/models/mig_cpsat.md``)."""
+    out: dict[str, Any] = {}
+    info["assignment_relaxation"] = out
+    starts = [improve_assignment(problem, {st.task: st.placement for st in best.tasks}, deadline)]
+    remaining = deadline.remaining()
+    limit = relax_time if remaining is None else min(relax_time, remaining * relax_share)
+    horizon = best.makespan / unit * (1 + 1e-9) + 1e-9
+    m = build_assignment_model(sp, horizon, lower_bound=min(floor, horizon))
+    warm = set_assignment(m, starts[0])
+    sub = Deadline(limit)
+    if solver in ("highs", "appsi_highs"):
+        proven, term, has_sol, bound, _, stats = _run_highs(m, sub, workers, warm, log)
+    else:
+        proven, term, has_sol, bound, _, stats = _run_pyomo(m, solver, sub, workers, warm, log)
+    out.update(termination=term, proven=proven, bound=None if bound is None else bound * unit, **stats)
+    if has_sol:
+        found = read_assignment(m)
+        starts += [found, improve_assignment(problem, found, deadline)]
+    for a in starts:
+        tree = tree_plans(problem, a, deadline)
+        violations = mig.check(problem, tree)
+        if violations:
+            raise SolverError("a tree plan fails the checker: " + "; ".join(violations[:5]))
+        out.setdefault("tree_makespans", []).append(tree.makespan)
+        if tree.makespan < best.makespan:
+            best = tree
+    return (max(floor, bound) if bound is not None else floor), best
+
+
 @known_options
 def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule, hint: Schedule | None,
                 workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
-                solver: str = "highs", relaxation: bool = True, log: bool = False) -> Result:
+                solver: str = "highs", relaxation: bool = True, relax_time: float = 40.0,
+                relax_share: float = 2 / 3, log: bool = False) -> Result:
     """Solve a non-empty MIG problem or workload with the Pyomo MILP (called by :func:`milp.mig.solve`).
 
     Parameters
@@ -603,9 +632,14 @@ def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule,
         ``"highs"`` (HiGHS through highspy and Pyomo's appsi interface) or
         another Pyomo solver name.
     relaxation
-        With reconfiguration, first solve the relaxation R (tasks separated by
-        destroy + create, no sessions, no channel) for a floor and an
-        incumbent. ``False`` always solves the full session model.
+        With reconfiguration, first solve the assignment relaxation
+        (:mod:`milp.mig_pyomo_assignment`; single batch only) and then the
+        relaxation R (tasks separated by destroy + create, no sessions, no
+        channel) for floors and incumbents. ``False`` always solves the full
+        session model.
+    relax_time, relax_share
+        The assignment relaxation gets at most ``relax_time`` seconds and
+        ``relax_share`` of the time left.
     log
         Stream the solver's log.
     """
@@ -617,9 +651,15 @@ def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule,
     info["time_unit"] = unit
     best = incumbent
     lb = max(mig_bounds.lower_bound(problem), lower_bound)
-    hints = [_scale_schedule(incumbent, 1.0 / unit)]
+    if reconf and relaxation and all(r == 0 for r in problem.releases().values()) and not deadline.expired():
+        a_bound, best = _assignment_relaxation(problem, sp, unit, best, lb / unit, deadline, solver, workers,
+                                               relax_time, relax_share, log, info)
+        lb = max(lb, a_bound * unit)
+    hints = [_scale_schedule(best, 1.0 / unit)]
     floor = lb / unit
     plan = best_plan(sp, hints, deadline)
+    if plan.makespan - floor <= REL_GAP * plan.makespan:
+        relaxation = False  # closed by the assignment relaxation: nothing left to prove
     if reconf and relaxation and not deadline.expired():
         # R is small and usually tight: its bound is a floor, its schedule (in sessions) an incumbent
         remaining = deadline.remaining()

@@ -1,0 +1,196 @@
+"""The assignment relaxation of the MIG model with reconfiguration, as a Pyomo MILP.
+
+The same relaxation as the CP-SAT backend's (``docs/models/mig_cpsat.md``,
+"Assignment relaxation"), written independently as a mixed-integer linear
+program so that the HiGHS backend gets the bound without CP-SAT. Binaries
+``x[i,q]`` place task i on placement q, ``u[q]`` marks a used placement. For
+every slice k, with the used placements covering k:
+
+* ``load_k`` = the times of the tasks on them + one create and one destroy
+  of each, less the destroy of the one marked ``last[k,q]`` (the last
+  session on a slice may stay; every other must be destroyed before the
+  next one on the slice is created, and occupies the slice until then);
+* ``c_q + load_k <= C`` for the placement marked ``first[k,q]``: the GPU
+  starts empty, so every session on k lies after the first create on k;
+* the creates ``[c_q, c_q + t_create(q))`` of the used placements never
+  overlap (rule 4: one channel), ordered by a binary per pair;
+* the creates fit before the last task ends: ``sum_q t_create(q) u[q] +
+  (shortest task) <= C``.
+
+Every schedule satisfies it (count only the first session of each used
+placement; more sessions add load), so its proven bound is valid for the
+session model. Symmetric subtrees of the GPU are broken as in the full model
+(:func:`add_symmetry`). Single batch, all releases 0.
+
+Examples
+--------
+>>> from instances import mig
+>>> from milp.highs import solve_highs
+>>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5}), mig.Task("b", {1: 4.0, 2: 2.5, 4: 1.5})])
+>>> m = build_assignment_model(p, horizon=10.0)
+>>> out = solve_highs(m)
+>>> out.optimal, round(out.objective, 2)  # 2.74 is the optimum: the relaxation is tight here
+(True, 2.74)
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Sequence
+
+import pyomo.environ as pe
+
+from instances.gpus import GPUSpec, Placement
+from instances.mig_problem import Problem
+from instances.mig_retime import canonical
+from instances.mig_schedule import Schedule, ScheduledTask
+from instances.options import known_options
+
+__all__ = ["build_assignment_model", "set_assignment", "read_assignment", "add_symmetry"]
+
+
+def add_symmetry(m: pe.ConcreteModel, gpu: GPUSpec, P: Sequence[Placement], Pi: Sequence[Sequence[int]]) -> None:
+    """Symmetric subtrees of the GPU: the lowest-indexed task placed in a pair lies in the left one.
+
+    ``m.x[i, q]`` places task i on ``P[q]``; ``Pi[i]`` lists the placements
+    task i may use. Valid for every model whose cost is unchanged when the two
+    subtrees are exchanged (both Pyomo models).
+    """
+    pidx = {p: k for k, p in enumerate(P)}
+    allowed = [set(qs) for qs in Pi]
+    m.sym = pe.ConstraintList()
+    for A, B in gpu.symmetric_subtrees():
+        A_ = [pidx[p] for p in A if p in pidx]
+        B_ = [pidx[p] for p in B if p in pidx]
+        for i in range(len(Pi)):
+            lhs = [m.x[i, q] for q in B_ if q in allowed[i]]
+            rhs = [m.x[i2, q] for i2 in range(i) for q in A_ if q in allowed[i2]]
+            if lhs:
+                m.sym.add(sum(lhs) <= sum(rhs) if rhs else sum(lhs) == 0)
+
+
+@known_options
+def build_assignment_model(problem: Problem, horizon: float, lower_bound: float = 0.0) -> pe.ConcreteModel:
+    """The assignment relaxation (module docstring) in the problem's own time units.
+
+    ``horizon`` bounds the makespan (the makespan of a known schedule);
+    ``lower_bound`` bounds it from below.
+    """
+    gpu = problem.gpu
+    if not gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
+        raise ValueError("the assignment relaxation is for one batch with reconfiguration and no release times")
+    tasks = list(problem.tasks)
+    n = len(tasks)
+    H = float(horizon)
+    sizes_used = {s for t in tasks for s in t.times}
+    P = [p for p in gpu.placements if p.size in sizes_used]
+    Pi = [[q for q, p in enumerate(P) if p.size in t.times] for t in tasks]
+    dur = {(i, q): tasks[i].times[P[q].size] for i in range(n) for q in Pi[i]}
+    tc = [gpu.create_time[p.size] for p in P]
+    td = [gpu.destroy_time[p.size] for p in P]
+    over = {k: [q for q, p in enumerate(P) if k in p.slices] for k in range(gpu.num_slices)}
+    over = {k: qs for k, qs in over.items() if qs}
+
+    m = pe.ConcreteModel(name="mig_assignment_relaxation")
+    m.IP = pe.Set(dimen=2, initialize=sorted(dur))
+    m.Q = pe.RangeSet(0, len(P) - 1)
+    m.KQ = pe.Set(dimen=2, initialize=[(k, q) for k, qs in over.items() for q in qs])
+    m.x = pe.Var(m.IP, within=pe.Binary)
+    m.u = pe.Var(m.Q, within=pe.Binary)
+    m.last = pe.Var(m.KQ, within=pe.Binary)
+    m.first = pe.Var(m.KQ, within=pe.Binary)
+    # Left-justifying the creates on the channel keeps every row satisfied (they only ask creates to come
+    # early), so some optimum of the relaxation has every create start before the other creates' total
+    # time: that total, not the horizon, is the big-M of the create rows (a much tighter LP).
+    T = float(sum(tc))
+    m.c = pe.Var(m.Q, bounds=lambda _, q: (0.0, T - tc[q]))
+    m.C = pe.Var(bounds=(min(float(lower_bound), H), H))
+    m.obj = pe.Objective(expr=m.C, sense=pe.minimize)
+
+    m.assign = pe.Constraint(range(n), rule=lambda _, i: sum(m.x[i, q] for q in Pi[i]) == 1)
+    m.used = pe.Constraint(m.IP, rule=lambda _, i, q: m.x[i, q] <= m.u[q])
+    m.used_only = pe.Constraint(m.Q, rule=lambda _, q: m.u[q] <= sum(m.x[i, q] for i in range(n) if (i, q) in dur))
+    m.marks = pe.ConstraintList()
+    m.slice_load = pe.ConstraintList()
+    for k, qs in over.items():
+        for mark in (m.last, m.first):
+            m.marks.add(sum(mark[k, q] for q in qs) <= 1)
+            for q in qs:
+                m.marks.add(mark[k, q] <= m.u[q])
+                m.marks.add(sum(mark[k, q2] for q2 in qs) >= m.u[q])  # one mark once the slice has a session
+        load = (sum(dur[i, q] * m.x[i, q] for q in qs for i in range(n) if (i, q) in dur)
+                + sum((tc[q] + td[q]) * m.u[q] - td[q] * m.last[k, q] for q in qs))
+        m.slice_load.add(load <= m.C)
+        for q in qs:
+            m.slice_load.add(m.c[q] + load <= m.C + T * (1 - m.first[k, q]))
+    # rule 4: the creates of used placements one at a time
+    m.PAIRS = pe.Set(dimen=2, initialize=list(itertools.combinations(range(len(P)), 2)))
+    m.o = pe.Var(m.PAIRS, within=pe.Binary)
+    m.channel = pe.ConstraintList()
+    for q, r in m.PAIRS:
+        off = T * (2 - m.u[q] - m.u[r])
+        m.channel.add(m.c[q] + tc[q] <= m.c[r] + T * (1 - m.o[q, r]) + off)
+        m.channel.add(m.c[r] + tc[r] <= m.c[q] + T * m.o[q, r] + off)
+    shortest = min(min(t.times.values()) for t in tasks)
+    m.creates = pe.Constraint(expr=sum(tc[q] * m.u[q] for q in m.Q) + shortest <= m.C)
+    add_symmetry(m, gpu, P, Pi)
+    m._meta = dict(problem=problem, gpu=gpu.name, P=P, tasks=tasks, dur=dur, tc=tc, td=td, over=over, shortest=shortest)
+    return m
+
+
+def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> bool:
+    """Load a solution of the relaxation with this assignment as the model's starting values.
+
+    The assignment is first mapped by the GPU's symmetries onto the form the
+    model keeps. The creates run back to back, placements covering the most
+    loaded slices first; on every slice the placement with the longest destroy is the last
+    one. Returns ``False`` (and loads nothing) when the solution's makespan
+    exceeds the model's horizon.
+    """
+    meta = m._meta
+    P, tasks, dur, tc, td, over = meta["P"], meta["tasks"], meta["dur"], meta["tc"], meta["td"], meta["over"]
+    pidx = {p.key(): q for q, p in enumerate(P)}
+    # the model breaks the GPU's symmetries: map the assignment onto the form it keeps
+    placed = Schedule(meta["gpu"], [ScheduledTask(t.name, assignment[t.name], 0.0, t.times[assignment[t.name].size])
+                                   for t in tasks])
+    assignment = {st.task: st.placement for st in canonical(meta["problem"], placed).tasks}
+    on = {i: pidx[assignment[t.name].key()] for i, t in enumerate(tasks)}
+    used = sorted(set(on.values()))
+    work = {q: sum(dur[i, q] for i, r in on.items() if r == q) for q in used}
+    load = {}
+    for k, qs in over.items():
+        mine = [q for q in qs if q in work]
+        if mine:
+            load[k] = sum(work[q] + tc[q] + td[q] for q in mine) - max(td[q] for q in mine)
+    heaviest = {q: max(load[k] for k in load if k in P[q].slices) for q in used}
+    order = sorted(used, key=lambda q: (-heaviest[q], q))
+    c, clock = {}, 0.0
+    for q in order:
+        c[q], clock = clock, clock + tc[q]
+    first = {k: min((q for q in over[k] if q in work), key=lambda q: c[q]) for k in load}
+    makespan = max([load[k] + c[first[k]] for k in load] + [clock + meta["shortest"]])
+    if makespan > m.C.ub:
+        return False
+    for (i, q) in m.IP:
+        m.x[i, q].set_value(int(on[i] == q))
+    for q in m.Q:
+        m.u[q].set_value(int(q in work))
+        m.c[q].set_value(c.get(q, 0.0))
+    for (k, q) in m.KQ:
+        mine = [r for r in over[k] if r in work]
+        m.last[k, q].set_value(int(bool(mine) and q == max(mine, key=lambda r: (td[r], -r))))
+        m.first[k, q].set_value(int(k in first and first[k] == q))
+    for (q, r) in m.PAIRS:
+        m.o[q, r].set_value(int(c.get(q, 0.0) <= c.get(r, 0.0)))
+    m.C.set_value(max(makespan, m.C.lb))
+    return True
+
+
+def read_assignment(m: pe.ConcreteModel) -> dict[str, Placement]:
+    """The assignment of the model's loaded solution (task name -> placement)."""
+    P, tasks = m._meta["P"], m._meta["tasks"]
+    out = {}
+    for (i, q) in m.IP:
+        if pe.value(m.x[i, q]) > 0.5:
+            out[tasks[i].name] = P[q]
+    return out
