@@ -11,6 +11,10 @@ largest remaining gap.
   median instance is proven.
 * ``--gap-n N ...`` (rows ``--gap-rows``) gives the median gap at larger n:
   ``(best found - proven bound) / best found`` per instance, 0 when proven.
+* ``--presets`` runs one model (``--preset-row``) on every instance family
+  of the FAR paper's Sec. 6.3 (three workloads x two time presets x p_sup 0
+  and 0.5): proven count and median time at ``--preset-n``, median gap at
+  ``--preset-gap-n``. ``--first-seed`` moves every table to fresh seeds.
 * ``--ratios N ...`` prints FAR / OPT and OPT / LB (LB =
   :func:`bounds.mig.lower_bound`, and the paper's area baseline) per n, with
   and without reconfiguration: means over seeds, plus the largest FAR / OPT
@@ -33,6 +37,7 @@ Examples
     python -m benchmarks.milp_speed --rows cpsat0:12 cpsat1:8 highs0:8 --seeds 10 --time-limit 60
     python -m benchmarks.milp_speed --rows cpsat1:10 --sweep cpsat1 highs1 --gap-n 20 25 30 35 --markdown
     python -m benchmarks.milp_speed --full --executor dask --scheduler tcp://host:8786
+    python -m benchmarks.milp_speed --presets --seeds 2 --first-seed 900 --time-limit 60
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from benchmarks.executor import Executor
 from instances import mig
 
 __all__ = ["ROWS", "LABELS", "TARGETS", "GAP_NS", "run_one", "summarise", "speed_table", "sweep", "gaps",
-           "ratios", "main"]
+           "ratios", "presets", "FAMILY", "PRESETS", "main"]
 
 #: Row name -> (backend, reconfiguration, extra options of :func:`milp.mig.solve`).
 ROWS = {"cpsat0": ("cpsat", False, {}), "cpsat1": ("cpsat", True, {}),
@@ -73,14 +78,24 @@ GAP_NS = (20, 25, 30, 35)
 SWEEP_FROM = {"highs0": 4, "highs1": 3, "cpsat1": 6, "nohint1": 6}
 
 
-def _instance(n: int, seed: int, reconf: bool = True) -> mig.Problem:
+#: The instance family of every table but ``--presets``: (workload, time preset, share of memory-bound tasks).
+FAMILY = ("MixedScaling", "WideTimes", 0.5)
+#: ``--presets``: every workload and time preset of the FAR paper (Sec. 6.3), with and without memory-bound tasks.
+PRESETS = tuple((w, t, ps) for w in ("PoorScaling", "MixedScaling", "GoodScaling")
+                for t in ("WideTimes", "NarrowTimes") for ps in (0.0, 0.5))
+
+
+def _instance(n: int, seed: int, reconf: bool = True, family: tuple = FAMILY) -> mig.Problem:
     """The benchmark batch; without reconfiguration its GPU has zero create/destroy times."""
-    p = mig.generate(n=n, gpu="A100", workload="MixedScaling", times="WideTimes", seed=seed)
+    workload, times, p_sup = family
+    p = mig.generate(n=n, gpu="A100", workload=workload, times=times, seed=seed, p_sup=p_sup)
     return p if reconf else p.without_reconfiguration()
 
 
-def run_one(row: str, n: int, seed: int, time_limit: float, workers: int) -> dict[str, Any]:
+def run_one(row: str, n: int, seed: int, time_limit: float, workers: int, family: tuple = FAMILY) -> dict[str, Any]:
     """Solve one instance of a row: ``time``, ``proven``, ``gap``, ``objective``, ``lower_bound``.
+
+    ``family`` is (workload, time preset, p_sup) of :func:`instances.mig.generate`.
 
     Examples
     --------
@@ -93,24 +108,25 @@ def run_one(row: str, n: int, seed: int, time_limit: float, workers: int) -> dic
     backend, reconf, opts = ROWS[row]
     kwargs: dict[str, Any] = dict(backend=backend, time_limit=time_limit, workers=workers)
     kwargs.update(opts)  # hint: FAR's schedule unless the row says False
-    res = solve(_instance(n, seed, reconf), **kwargs)
+    res = solve(_instance(n, seed, reconf, family), **kwargs)
     gap = res.gap if res.gap is not None else math.inf
-    return {"row": row, "n": n, "seed": seed, "time": res.runtime, "proven": res.proven, "gap": gap,
-            "objective": res.objective, "lower_bound": res.lower_bound}
+    return {"row": row, "n": n, "seed": seed, "family": tuple(family), "time": res.runtime, "proven": res.proven,
+            "gap": gap, "objective": res.objective, "lower_bound": res.lower_bound}
 
 
 def _solve_task(task: tuple) -> dict[str, Any]:
     return run_one(*task)
 
 
-def _solve_all(keys: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, executor: Executor,
-               quiet: bool, desc: str) -> dict[tuple[str, int], list[dict]]:
-    """Every (row, n) of ``keys`` on seeds 0..seeds-1, one executor task per solve."""
-    tasks = [(row, n, s, time_limit, workers) for row, n in keys for s in range(seeds)]
+def _solve_all(keys: list[tuple], seeds: int, time_limit: float, workers: int, executor: Executor,
+               quiet: bool, desc: str, first_seed: int = 0) -> dict[tuple, list[dict]]:
+    """Every (row, n) or (row, n, family) of ``keys`` on seeds first_seed.., one executor task per solve."""
+    tasks = [(key[0], key[1], s, time_limit, workers, key[2] if len(key) > 2 else FAMILY)
+             for key in keys for s in range(first_seed, first_seed + seeds)]
     runs = executor.map(_solve_task, tasks, quiet=quiet, desc=desc, unit="solve")
-    out: dict[tuple[str, int], list[dict]] = {k: [] for k in keys}
-    for r in runs:
-        out[(r["row"], r["n"])].append(r)
+    out: dict[tuple, list[dict]] = {k: [] for k in keys}
+    for key, r in zip((t for t in keys for _ in range(seeds)), runs):
+        out[key].append(r)
     return out
 
 
@@ -125,15 +141,16 @@ def summarise(runs: list[dict[str, Any]], time_limit: float) -> dict[str, Any]:
 
 
 def speed_table(rows: list[tuple[str, int]], seeds: int, time_limit: float, workers: int, quiet: bool = True,
-                executor: Executor | None = None) -> list[dict[str, Any]]:
+                executor: Executor | None = None, first_seed: int = 0) -> list[dict[str, Any]]:
     """One summary per row (:func:`summarise` plus ``row``, ``n``, ``target``, ``runs``)."""
-    got = _solve_all(list(dict.fromkeys(rows)), seeds, time_limit, workers, executor or Executor(), quiet, "rows")
+    got = _solve_all(list(dict.fromkeys(rows)), seeds, time_limit, workers, executor or Executor(), quiet, "rows",
+                     first_seed)
     return [{**summarise(got[(row, n)], time_limit), "row": row, "n": n, "target": TARGETS.get((row, n)),
              "runs": got[(row, n)]} for row, n in rows]
 
 
 def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, workers: int, quiet: bool = True,
-          executor: Executor | None = None) -> list[dict[str, Any]]:
+          executor: Executor | None = None, first_seed: int = 0) -> list[dict[str, Any]]:
     """Raise n until the median run is no longer proven within the limit (one summary per n tried).
 
     The seeds of one n run together on the executor; the next n waits for
@@ -141,7 +158,8 @@ def sweep(row: str, n_from: int, n_max: int, seeds: int, time_limit: float, work
     """
     out = []
     for n in range(n_from, n_max + 1):
-        got = _solve_all([(row, n)], seeds, time_limit, workers, executor or Executor(), quiet, f"{row} n={n}")
+        got = _solve_all([(row, n)], seeds, time_limit, workers, executor or Executor(), quiet, f"{row} n={n}",
+                         first_seed)
         out.append({**summarise(got[(row, n)], time_limit), "row": row, "n": n})
         if math.isinf(out[-1]["median"]):
             break
@@ -161,11 +179,31 @@ def largest_proven(summaries: list[dict[str, Any]]) -> int | None:
 
 
 def gaps(rows: list[str], ns: Sequence[int], seeds: int, time_limit: float, workers: int, quiet: bool = True,
-         executor: Executor | None = None) -> dict[tuple[str, int], dict[str, Any]]:
+         executor: Executor | None = None, first_seed: int = 0) -> dict[tuple[str, int], dict[str, Any]]:
     """``{(row, n): summary}`` (:func:`summarise`) for every row at every n, all solves in one map."""
     keys = [(row, n) for row in rows for n in ns]
-    got = _solve_all(keys, seeds, time_limit, workers, executor or Executor(), quiet, "gaps")
+    got = _solve_all(keys, seeds, time_limit, workers, executor or Executor(), quiet, "gaps", first_seed)
     return {k: summarise(got[k], time_limit) for k in keys}
+
+
+def presets(row: str, proof_n: int, gap_ns: Sequence[int], seeds: int, time_limit: float, workers: int,
+            quiet: bool = True, executor: Executor | None = None, first_seed: int = 0,
+            families: Sequence[tuple] = PRESETS) -> list[dict[str, Any]]:
+    """One row per instance family: ``row`` at ``proof_n`` and at every n of ``gap_ns`` (all solves in one map).
+
+    Each entry has ``family`` and ``{n: summary}`` (:func:`summarise`) under ``by_n``.
+
+    Examples
+    --------
+    >>> out = presets("cpsat0", 3, [], 1, 20, 1, families=[("PoorScaling", "NarrowTimes", 0.0)])
+    >>> out[0]["family"], out[0]["by_n"][3]["proven"]
+    (('PoorScaling', 'NarrowTimes', 0.0), 1)
+    """
+    ns = list(dict.fromkeys([proof_n, *gap_ns]))
+    keys = [(row, n, tuple(f)) for f in families for n in ns]
+    got = _solve_all(keys, seeds, time_limit, workers, executor or Executor(), quiet, "presets", first_seed)
+    return [{"family": tuple(f), "by_n": {n: summarise(got[(row, n, tuple(f))], time_limit) for n in ns}}
+            for f in families]
 
 
 def _ratio_task(task: tuple) -> list[dict[str, Any]]:
@@ -177,7 +215,7 @@ def _ratio_task(task: tuple) -> list[dict[str, Any]]:
     n, s, time_limit, workers = task
     out = []
     for reconf in (False, True):
-        p = _instance(n, s, reconf)
+        p = _instance(n, s, reconf)  # the FAMILY instances
         far_ms = far.schedule(p).makespan
         res = solve(p, backend="cpsat", time_limit=time_limit, workers=workers)
         lb = mig_bounds.lower_bound(p)
@@ -189,12 +227,12 @@ def _ratio_task(task: tuple) -> list[dict[str, Any]]:
 
 
 def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bool = True,
-           executor: Executor | None = None) -> list[dict[str, Any]]:
+           executor: Executor | None = None, first_seed: int = 0) -> list[dict[str, Any]]:
     """FAR / OPT and OPT / LB per n, averaged over seeds, without and with reconfiguration.
 
     One executor task per (n, seed); the rows are sorted by (n, reconfiguration).
     """
-    tasks = [(n, s, time_limit, workers) for n in ns for s in range(seeds)]
+    tasks = [(n, s, time_limit, workers) for n in ns for s in range(first_seed, first_seed + seeds)]
     acc: dict[tuple[int, bool], list] = {}
     for pair in (executor or Executor()).map(_ratio_task, tasks, quiet=quiet, desc="ratios", unit="instance"):
         for r in pair:
@@ -257,6 +295,17 @@ def _parser() -> common.Parser:
                    help=f"rows of the --gap-n table, NAME from {', '.join(ROWS)} (default: cpsat1 highs1)")
     p.add_argument("--ratios", type=common.positive_int, nargs="*", metavar="N", default=None,
                    help="FAR/OPT and OPT/LB for these n (default: none; --full: 6..12)")
+    p.add_argument("--first-seed", type=common.nonnegative_int, default=0,
+                   help="instances use seeds FIRST_SEED .. FIRST_SEED + SEEDS - 1 (fresh seeds: a figure not tuned on)")
+    p.add_argument("--presets", action="store_true",
+                   help="the table per instance family: every workload (Poor/Mixed/GoodScaling), time preset "
+                        "(Wide/NarrowTimes) and p_sup (0, 0.5); alone, it replaces the speed table")
+    p.add_argument("--preset-row", type=_row_name, default="cpsat1", metavar="NAME",
+                   help="the model of --presets")
+    p.add_argument("--preset-n", type=common.positive_int, default=12,
+                   help="the n of --presets's proven / median time columns")
+    p.add_argument("--preset-gap-n", type=common.positive_int, nargs="*", metavar="N", default=[20, 35],
+                   help="the n of --presets's median gap columns")
     ex.add_arguments(p)
     common.add_markdown(p)
     common.add_quiet(p)
@@ -305,6 +354,21 @@ def _frontier_lines(sweeps: dict[str, list[dict]], gap_table: dict[tuple[str, in
     return [common.markdown_table(header, body)]
 
 
+def _preset_lines(rows: list[dict], proof_n: int, gap_ns: Sequence[int]) -> list[str]:
+    gap_ns = [n for n in dict.fromkeys(gap_ns) if n != proof_n]
+    header = ["workload", "times", "p_sup", f"n={proof_n} proven", f"n={proof_n} median time"] + \
+        [f"n={n} median gap" for n in gap_ns]
+    body = []
+    for r in rows:
+        w, t, ps = r["family"]
+        s = r["by_n"][proof_n]
+        body.append([w, t, f"{ps:g}", f"{s['proven']}/{s['count']}",
+                     s["median_text"] + ("" if s["median_text"].startswith(">") else " s")] +
+                    [f"{_pct(r['by_n'][n]['median_gap'])} ({r['by_n'][n]['proven']}/{r['by_n'][n]['count']} "
+                     f"proven, max {_pct(r['by_n'][n]['max_gap'])})" for n in gap_ns])
+    return [common.markdown_table(header, body)]
+
+
 def _ratio_lines(rs: list[dict], markdown: bool) -> list[str]:
     if markdown:  # the README's form: both readings in one row per n
         by = {(r["n"], r["reconf"]): r for r in rs}
@@ -341,18 +405,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     gap_ns = list(dict.fromkeys(a.gap_n if a.gap_n is not None else (list(GAP_NS) if a.full else [])))
     ratio_ns = list(dict.fromkeys(a.ratios if a.ratios is not None else (list(range(6, 13)) if a.full else [])))
     md = a.markdown
-    run = dict(seeds=seeds, time_limit=limit, workers=a.workers, quiet=a.quiet, executor=executor)
+    run = dict(seeds=seeds, time_limit=limit, workers=a.workers, quiet=a.quiet, executor=executor,
+               first_seed=a.first_seed)
+    if a.presets and not a.rows and not a.full and not a.naive:
+        rows = []
     try:
-        speed = speed_table(rows, **run)
+        speed = speed_table(rows, **run) if rows else []
+        preset_rows = presets(a.preset_row, a.preset_n, a.preset_gap_n, **run) if a.presets else []
         sweeps = {row: sweep(row, a.sweep_from or SWEEP_FROM.get(row, 8), a.sweep_max, **run) for row in sweep_rows}
         gap_table = gaps(list(dict.fromkeys(a.gap_rows)), gap_ns, **run) if gap_ns else {}
         ratio_rows = ratios(ratio_ns, **run) if ratio_ns else []
     except ex.ExecutorError as exc:
         p.error(str(exc))
 
-    out = [f"{'Median time to proven optimum, ' if md else ''}A100 MixedScaling/WideTimes, {seeds} seeds, "
-           f"limit {limit:g} s, {a.workers} CP-SAT worker{'s' if a.workers > 1 else ''}" + (":" if md else ""), ""]
-    out += _speed_lines(speed, md)
+    seed_text = f"seeds {a.first_seed}..{a.first_seed + seeds - 1}"
+    out = []
+    if speed:
+        out += [f"{'Median time to proven optimum, ' if md else ''}A100 MixedScaling/WideTimes p_sup 0.5, "
+                f"{seed_text}, limit {limit:g} s, {a.workers} CP-SAT worker{'s' if a.workers > 1 else ''}"
+                + (":" if md else ""), ""]
+        out += _speed_lines(speed, md)
+    if preset_rows:
+        out += ([""] if out else []) + [
+            f"{LABELS[a.preset_row]} on every instance family, A100, {seed_text}, limit {limit:g} s, "
+            f"{a.workers} worker{'s' if a.workers > 1 else ''}:", ""]
+        out += _preset_lines(preset_rows, a.preset_n, a.preset_gap_n)
     if not md:
         for row, summaries in sweeps.items():
             out += ["", f"n sweep, {row}: median time to proven optimum within {limit:g} s",

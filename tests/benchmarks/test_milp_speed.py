@@ -95,3 +95,25 @@ def test_bad_arguments_are_one_line(argv, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("python -m benchmarks.milp_speed: error: ")
+
+
+def test_presets_cover_every_family_on_the_given_seeds(capsys):
+    assert len(milp_speed.PRESETS) == 12 and milp_speed.FAMILY in milp_speed.PRESETS
+    fams = [("PoorScaling", "NarrowTimes", 0.0), ("GoodScaling", "WideTimes", 0.5)]
+    out = milp_speed.presets("cpsat0", 3, [4], 2, 20.0, 1, first_seed=7, families=fams)
+    assert [r["family"] for r in out] == fams
+    for r in out:
+        for n in (3, 4):
+            runs = r["by_n"][n]
+            assert runs["proven"] == runs["count"] == 2
+    # the family and the seeds reach the instance: another seed or family gives other tasks
+    a = milp_speed._instance(4, 7, True, fams[0])
+    assert a.tasks == milp_speed._instance(4, 7, True, fams[0]).tasks
+    assert a.tasks != milp_speed._instance(4, 8, True, fams[0]).tasks
+    assert a.tasks != milp_speed._instance(4, 7, True, fams[1]).tasks
+    assert milp_speed.main(["--presets", "--preset-row", "cpsat0", "--preset-n", "3", "--preset-gap-n", "4",
+                            "--seeds", "1", "--first-seed", "5", "--time-limit", "20", "--workers", "1",
+                            "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "seeds 5..5" in text and "| GoodScaling | NarrowTimes | 0.5 | 1/1 |" in text
+    assert "Median time to proven optimum" not in text and text.count("\n| ") == 13  # header + 12 families
