@@ -70,11 +70,15 @@ def add_symmetry(m: pe.ConcreteModel, gpu: GPUSpec, P: Sequence[Placement], Pi: 
 
 
 @known_options
-def build_assignment_model(problem: Problem, horizon: float, lower_bound: float = 0.0) -> pe.ConcreteModel:
+def build_assignment_model(problem: Problem, horizon: float, lower_bound: float = 0.0,
+                           channel: bool = True) -> pe.ConcreteModel:
     """The assignment relaxation (module docstring) in the problem's own time units.
 
     ``horizon`` bounds the makespan (the makespan of a known schedule);
-    ``lower_bound`` bounds it from below.
+    ``lower_bound`` bounds it from below. ``channel=False`` leaves out the
+    create channel and the first-create rows: a weaker relaxation that HiGHS
+    solves much faster (on A100 n = 12 it proved in about 20 s what the full
+    one left 2-4 % open in 40 s).
     """
     gpu = problem.gpu
     if not gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
@@ -113,7 +117,7 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
     m.marks = pe.ConstraintList()
     m.slice_load = pe.ConstraintList()
     for k, qs in over.items():
-        for mark in (m.last, m.first):
+        for mark in (m.last, m.first) if channel else (m.last,):
             m.marks.add(sum(mark[k, q] for q in qs) <= 1)
             for q in qs:
                 m.marks.add(mark[k, q] <= m.u[q])
@@ -121,10 +125,10 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
         load = (sum(dur[i, q] * m.x[i, q] for q in qs for i in range(n) if (i, q) in dur)
                 + sum((tc[q] + td[q]) * m.u[q] - td[q] * m.last[k, q] for q in qs))
         m.slice_load.add(load <= m.C)
-        for q in qs:
+        for q in qs if channel else ():
             m.slice_load.add(m.c[q] + load <= m.C + T * (1 - m.first[k, q]))
     # rule 4: the creates of used placements one at a time
-    m.PAIRS = pe.Set(dimen=2, initialize=list(itertools.combinations(range(len(P)), 2)))
+    m.PAIRS = pe.Set(dimen=2, initialize=list(itertools.combinations(range(len(P)), 2)) if channel else [])
     m.o = pe.Var(m.PAIRS, within=pe.Binary)
     m.channel = pe.ConstraintList()
     for q, r in m.PAIRS:

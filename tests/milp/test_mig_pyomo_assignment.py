@@ -68,6 +68,10 @@ def test_both_backends_agree_on_the_relaxation_and_stay_below_the_optimum(p):
     assert out.objective - cp <= 2 * TOLERANCE * max(1.0, exact.objective)
     assignment = read_assignment(m)
     assert sorted(assignment) == sorted(t.name for t in p.tasks)
+    # leaving the channel out only relaxes it further
+    weak = build_assignment_model(p, horizon=exact.objective * (1 + 1e-9) + 1e-9, channel=False)
+    out_weak = solve_highs(weak, 60, rel_gap=1e-9)
+    assert out_weak.optimal and out_weak.objective <= out.objective * (1 + 1e-9) + 1e-9
 
 
 @pytest.mark.parametrize("seed", range(4))
