@@ -7,9 +7,11 @@ solver name), which checks the options, applies ``reconfiguration=False`` as
 
 Without reconfiguration the model has placement binaries, continuous starts
 and per-slice big-M disjunctions; with it, create-ordered session slots and
-a serialised channel of create/destroy operations. With reconfiguration a
-session-free relaxation R is solved first: its bound is a floor for the full
-model and often proves the optimum on its own.
+a serialised channel of create/destroy operations. With reconfiguration
+relaxations are solved first: for a single batch the assignment relaxation
+(:mod:`milp.mig_pyomo_assignment`), whose assignments sequenced along the
+placement tree are incumbents, then the session-free relaxation R; their
+bounds are floors for the full model and often prove the optimum on their own.
 
 The model runs on a copy of the problem whose times are divided by a power
 of two (so that the makespan is a few hundred units and HiGHS's absolute
