@@ -5,7 +5,8 @@ For each n, solves ``--seeds`` generated instances (seed 0, 1, ...) with
 ``problem.without_reconfiguration()``) and prints the median and maximum
 wall-clock time, how many were proven optimal within the time limit, the
 median gap of the others, and (with reconfiguration) how many were closed by
-the relaxation R alone. Every solve is one task of the executor
+the relaxations alone (the assignment relaxation, then R) without the full
+session model. Every solve is one task of the executor
 (``--executor local|dask``); results come back in task order.
 
 Examples
@@ -33,7 +34,7 @@ __all__ = ["run", "main"]
 
 
 def _solve_task(task: tuple) -> dict[str, Any]:
-    """One instance: runtime, proven, gap, and whether the relaxation R closed it."""
+    """One instance: runtime, proven, gap, and whether the relaxations closed it before the session model."""
     from milp.mig import solve
 
     n, seed, reconfiguration, gpu, workload, times, time_limit, relaxation = task
@@ -48,7 +49,7 @@ def _solve_task(task: tuple) -> dict[str, Any]:
 def run(ns, seeds: int, reconfiguration: bool, gpu: str = "A100", workload: str = "MixedScaling",
         times: str = "WideTimes", time_limit: float = 60.0, relaxation: bool = True, quiet: bool = False,
         executor: Executor | None = None):
-    """One row per n: (n, median s, max s, proven, runs, median gap of unproven, closed by R).
+    """One row per n: (n, median s, max s, proven, runs, median gap of unproven, closed by the relaxations).
 
     Examples
     --------
@@ -85,7 +86,7 @@ def _parser() -> common.Parser:
     p.add_argument("--reconfiguration", action="store_true",
                    help="model create/destroy operations (default: off, a GPU with zero create/destroy times)")
     p.add_argument("--no-relaxation", action="store_true",
-                   help="solve the full model only, without the relaxation R first (default: R first)")
+                   help="solve the full model only, without the relaxations first (default: the assignment relaxation and R first)")
     p.add_argument("--gpu", type=_gpu, default="A100", help=f"GPU model, from {', '.join(gpus.names())}")
     p.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS), help="scaling preset")
     p.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS), help="time preset")
@@ -113,15 +114,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         body = [[n, f"{med:.2f} s", f"{proven}/{runs}" + (f" ({100 * gap:.2f} %)" if gap is not None else "")]
                 + ([by_r] if closed_shown else []) for n, med, mx, proven, runs, gap, by_r in rows]
         header = ["n", f"median ({mode} reconfiguration)", "proven (median gap of the unproven)"] + \
-            (["closed by R"] if closed_shown else [])
+            (["closed by the relaxations"] if closed_shown else [])
         print(f"{title}:\n\n{common.markdown_table(header, body)}")
         return 0
     print(title)
-    print(f"{'n':>3} {'median s':>9} {'max s':>8} {'proven':>7} {'gap (unproven)':>15} {'closed by R':>12}")
+    print(f"{'n':>3} {'median s':>9} {'max s':>8} {'proven':>7} {'gap (unproven)':>15} {'closed by relaxations':>22}")
     for n, med, mx, proven, runs, gap, by_r in rows:
         g = "-" if gap is None else f"{100 * gap:.2f}%"
         closed = by_r if closed_shown else "-"
-        print(f"{n:>3} {med:>9.2f} {mx:>8.2f} {f'{proven}/{runs}':>7} {g:>15} {closed:>12}")
+        print(f"{n:>3} {med:>9.2f} {mx:>8.2f} {f'{proven}/{runs}':>7} {g:>15} {closed:>22}")
     return 0
 
 

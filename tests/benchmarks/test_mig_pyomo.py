@@ -46,7 +46,7 @@ def test_markdown_table(capsys):
     assert mig_pyomo.main(["--n", "2", "--seeds", "1", "--gpu", "A30", "--reconfiguration", "--quiet",
                            "--markdown"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2] == "| n | median (with reconfiguration) | proven (median gap of the unproven) | closed by R |"
+    assert lines[2] == "| n | median (with reconfiguration) | proven (median gap of the unproven) | closed by the relaxations |"
     assert lines[4].startswith("| 2 | ") and lines[4].endswith(" s | 1/1 | 1 |") and len(lines) == 5
 
 
