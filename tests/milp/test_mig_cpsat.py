@@ -297,7 +297,7 @@ _sizes = {"A30": (1, 2, 4), "A100": (1, 2, 3, 4, 7)}
 @st.composite
 def _small_batches(draw):
     gpu = draw(st.sampled_from(["A30", "A100"]))
-    n = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 5))
     # tiny tasks make the operations dominate (unused slices, one session); large ones the loads
     scale = draw(st.sampled_from([0.01, 1.0, 30.0]))
     tasks = []
@@ -311,11 +311,30 @@ def _small_batches(draw):
 @settings(max_examples=12, deadline=None)
 @given(_small_batches())
 def test_relaxation_bound_is_below_the_optimum(p):
+    from milp.highs import solve_highs
     from milp.mig_cpsat import relaxation_bound
+    from milp.mig_pyomo import scaled, time_unit
+    from milp.mig_pyomo_assignment import build_assignment_model
 
     exact = solve_cpsat(p, time_limit=40, workers=2, hint=False, relax=False)
     assert exact.status is Status.OPTIMAL
-    assert relaxation_bound(p, time_limit=20, workers=2) <= exact.objective * (1 + 1e-9)
+    cp = relaxation_bound(p, time_limit=20, workers=2)
+    assert cp <= exact.objective * (1 + 1e-9)
+    # the same relaxation written for HiGHS (milp/mig_pyomo_assignment.py): the two optima agree (CP-SAT's
+    # bound is its rounded model's less the rounding excess, so at most the true optimum), never above OPT;
+    # leaving the create channel out relaxes it further
+    # (on the scaled copy the HiGHS backend solves: HiGHS's tolerances are absolute; compared within the
+    # contract's relative tolerance)
+    unit = time_unit(exact.objective)
+    horizon = exact.objective / unit * (1 + 1e-9)
+    highs = [solve_highs(build_assignment_model(scaled(p, unit), horizon=horizon, channel=channel), 60,
+                         rel_gap=1e-9) for channel in (True, False)]
+    assert all(out.optimal for out in highs)
+    full_relax, weak_relax = (out.objective * unit for out in highs)
+    tol = TOLERANCE * exact.objective
+    assert weak_relax <= full_relax + tol
+    assert cp <= full_relax + tol and full_relax <= exact.objective + tol
+    assert full_relax - cp <= 2 * tol
     full = solve_cpsat(p, time_limit=40, workers=2, hint=False)
     assert mig.check(p, full.schedule) == []
     assert abs(full.objective - exact.objective) <= 2 * TOLERANCE * exact.objective
