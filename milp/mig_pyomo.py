@@ -610,9 +610,13 @@ def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Sch
             break
         remaining = deadline.remaining()
         limit = relax_time if remaining is None else min(relax_time, remaining * relax_share)
+        t0 = deadline.elapsed()
         m = build_assignment_model(sp, horizon, lower_bound=min(floor, horizon), channel=channel)
         warm = set_assignment(m, start)
-        sub = Deadline(limit)
+        remaining = deadline.remaining()
+        if remaining is not None and remaining < _TRANSLATE_PER_BUILD * (deadline.elapsed() - t0):
+            break  # too little time left to hand the model to HiGHS
+        sub = Deadline(limit if remaining is None else min(limit, remaining))
         if solver in ("highs", "appsi_highs"):
             proven, term, has_sol, bound, _, stats = _run_highs(m, sub, workers, warm, log)
         else:
