@@ -116,3 +116,44 @@ def test_iterated_dynasearch_never_below_the_optimum(data):
     assert sorted(seq.tolist()) == list(range(len(p)))
     assert c == pytest.approx(cost(p, w, d, seq, start))
     assert c >= opt - 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(instances(9), st.booleans())
+def test_whole_array_gains_equal_move_gains(data, real):
+    # the step's table (one column per shift the instance can produce) against the reference
+    # arithmetic of move_gains, on integer data (shared table) and real data (the fallback)
+    p, w, d, seq, start = data
+    p = np.array(p, float) + (np.linspace(0.1, 0.9, len(p)) if real else 0.0)
+    w, d, seq = np.array(w, float), np.array(d, float), np.array(seq)
+    gains = ds._Gains(p, w, d, start)
+    n = len(seq)
+    up = np.triu(np.ones((n, n), bool), 1)
+    *tables, f = gains.full(seq)
+    for ref, got in zip(ds.move_gains(p, w, d, seq, start), tables):
+        assert np.allclose(ref[up], got[up], atol=1e-9)
+    assert f.sum() == pytest.approx(cost(p, w, d, seq, start))
+    lo, hi, g, kind, c = gains.flat(seq)
+    assert c == pytest.approx(cost(p, w, d, seq, start))
+    for a, b, v, k in zip(lo, hi, g, kind):
+        assert a < b and v > 0
+        assert v == pytest.approx(c - cost(p, w, d, moved(seq, a, b, k), start))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 7).flatmap(lambda n: st.lists(st.tuples(st.integers(0, n - 2), st.integers(1, n - 1),
+                                                              st.integers(1, 9)), max_size=12).map(lambda m: (n, m))))
+def test_sparse_selection_equals_brute_force(data):
+    n, raw = data
+    moves = [(a, b, float(v)) for a, b, v in raw if a < b]
+    total, chosen = ds._select([m[0] for m in moves], [m[1] for m in moves], [m[2] for m in moves], n)
+    best = 0.0
+    for r in range(1, len(moves) + 1):
+        for combo in itertools.combinations(moves, r):
+            spans = sorted(combo)
+            if all(x[1] < y[0] for x, y in zip(spans, spans[1:])):
+                best = max(best, sum(m[2] for m in combo))
+    assert total == pytest.approx(best)
+    picked = [moves[i] for i in chosen]
+    assert sum(m[2] for m in picked) == pytest.approx(total)
+    assert all(x[1] < y[0] for x, y in zip(picked, picked[1:]))
