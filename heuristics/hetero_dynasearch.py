@@ -15,8 +15,11 @@ intervals therefore add up exactly, and the best set is found by the
 recursion over prefixes ``F(k) = max(F(k-1), max_lo F(lo) + G(lo, k-1))``
 with ``G`` the best gain of a move on ``[lo, k-1]``. All ``O(n^2)`` gains are
 computed at once with numpy (prefix sums of the cost changes of the jobs
-between ``lo`` and ``hi``, one table per shift value), so a step costs
-``O(n^2)`` array work.
+between ``lo`` and ``hi``, one table column per shift value), so a step
+costs ``O(n^2)`` array work; the recursion itself runs over the few moves
+with a positive gain. After a kick only the moves whose interval meets the
+kicked positions can gain (the others see the same jobs from the same start
+time as at the local minimum), so only that block is priced.
 
 Iterated dynasearch (Congram et al., Sec. 3): descend with dynasearch steps
 to a local minimum, then *kick* it with a few random swaps of nearby jobs and
@@ -201,19 +204,18 @@ class _Gains:
             self.buf = np.empty((n, len(shifts)))
             self.cs = np.zeros((n + 1, len(shifts)))
 
-    def full(self, seq: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(swap, fwd, bwd, f)``: the three gain tables of :func:`move_gains`
-        (the lower triangle is garbage) and the cost of each position."""
+    def full(self, seq: np.ndarray, a: int = 0, b: int | None = None):
+        """``(swap, fwd, bwd, f)``: the gain tables of :func:`move_gains`
+        restricted to the block ``lo <= b``, ``hi >= a`` (entry ``[lo, hi - a]``;
+        the entries with ``lo >= hi`` are garbage) and the cost of each position."""
         n = self.n
+        b = n - 1 if b is None else b
         ps, ws, ds = self.p[seq], self.w[seq], self.d[seq]
         C = self.start + np.cumsum(ps)
         f = ws * np.maximum(0.0, C - ds)
         if self.shifts is None:
-            swap, fwd, bwd = move_gains(self.p, self.w, self.d, seq, self.start)
-            return swap, fwd, bwd, f
+            return (*(g[:b + 1, a:] for g in move_gains(self.p, self.w, self.d, seq, self.start)), f)
         shifts, cs, x = self.shifts, self.cs, self.buf
-        which = self.row_diff[seq[:, None], seq[None, :]]
-        rf, rb = self.row_neg[seq], self.row_pos[seq]
         # cs[k, s]: cost change of positions 0..k-1 when all of them are delayed by shifts[s]
         np.add.outer(C - ds, shifts, out=x)
         np.maximum(x, 0.0, out=x)
@@ -221,67 +223,85 @@ class _Gains:
         x -= f[:, None]
         np.cumsum(x, axis=0, out=cs[1:])
         R = cs.shape[1]
-        flat = cs.ravel()
-        ar = np.arange(n)
+        I, J = np.arange(b + 1), np.arange(a, n)
+        pI, wI, dI, CI, fI = ps[:b + 1, None], ws[:b + 1, None], ds[:b + 1, None], C[:b + 1, None], f[:b + 1, None]
+        pJ, wJ, dJ, CJ, fJ = ps[a:], ws[a:], ds[a:], C[a:], f[a:]
         # swap [lo, hi]: positions lo+1..hi-1 shift by p_hi - p_lo
-        mid = flat[ar[None, :] * R + which] - flat[(ar[:, None] + 1) * R + which]
-        swap = (f[:, None] + f[None, :] - ws[None, :] * np.maximum(0.0, C[:, None] + ps[None, :] - ps[:, None] - ds[None, :])
-                - ws[:, None] * np.maximum(0.0, C[None, :] - ds[:, None]) - mid)
+        which = self.row_diff[seq[:b + 1, None], seq[None, a:]]
+        flat = cs.ravel()
+        mid = flat[J * R + which] - flat[(I[:, None] + 1) * R + which]
+        late_lo = wI * np.maximum(0.0, CJ - dI)          # the job at lo, completed at C[hi]
+        swap = fI + fJ - wJ * np.maximum(0.0, CI + pJ - pI - dJ) - late_lo - mid
         # forward lo -> hi: positions lo+1..hi shift left by p_lo
-        A = cs[:, rf]                                   # A[k, lo]
-        fwd = (f[:, None] - ws[:, None] * np.maximum(0.0, C[None, :] - ds[:, None])
-               - (A[1:, :].T - A[ar + 1, ar][:, None]))
+        A = cs[:, self.row_neg[seq[:b + 1]]]             # A[k, lo]
+        fwd = fI - late_lo - (A[J + 1, :].T - A[I + 1, I][:, None])
         # backward hi -> lo: positions lo..hi-1 shift right by p_hi
-        B = cs[:, rb]                                   # B[k, hi]
-        bwd = (f[None, :] - ws[None, :] * np.maximum(0.0, C[:, None] - ps[:, None] + ps[None, :] - ds[None, :])
-               - (B[ar, ar][None, :] - B[:n, :]))
+        B = cs[:, self.row_pos[seq[a:]]]                 # B[k, hi - a]
+        bwd = fJ - wJ * np.maximum(0.0, CI - pI + pJ - dJ) - (B[J, J - a] - B[I, :])
         return swap, fwd, bwd, f
 
-    def flat(self, seq: np.ndarray, eps_rel: float = 1e-9):
-        """``(lo, hi, gain, kind, cost)``: the moves with a gain above the
-        noise level ``eps_rel * max(1, cost)``, the best kind (0 swap, 1 fwd,
-        2 bwd) of each, and the cost of ``seq``."""
-        swap, fwd, bwd, f = self.full(seq)
+    def flat(self, seq: np.ndarray, a: int = 0, b: int | None = None, eps_rel: float = 1e-9):
+        """``(lo, hi, gain, kind, cost)``: the moves of the block ``lo <= b``,
+        ``hi >= a`` with a gain above the noise level ``eps_rel * max(1, cost)``,
+        the best kind (0 swap, 1 fwd, 2 bwd) of each, and the cost of ``seq``."""
+        swap, fwd, bwd, f = self.full(seq, a, b)
         cost = float(f.sum())
         g = np.maximum(np.maximum(swap, fwd), bwd)
-        lo, hi = np.nonzero((g > eps_rel * max(1.0, abs(cost))) & self.upper)
-        s, a, b = swap[lo, hi], fwd[lo, hi], bwd[lo, hi]
-        kind = np.where(s >= np.maximum(a, b), 0, np.where(a >= b, 1, 2))
-        return lo, hi, g[lo, hi], kind, cost
+        upper = self.upper[:g.shape[0], a:]
+        lo, hj = np.nonzero((g > eps_rel * max(1.0, abs(cost))) & upper)
+        s, fw, bw = swap[lo, hj], fwd[lo, hj], bwd[lo, hj]
+        kind = np.where(s >= np.maximum(fw, bw), 0, np.where(fw >= bw, 1, 2))
+        return lo, hj + a, g[lo, hj], kind, cost
 
 
-def dynasearch(p, w, d, seq, start: float = 0.0, cost: float | None = None,
-               deadline: float | None = None, gains: _Gains | None = None) -> tuple[np.ndarray, float]:
+def dynasearch(p, w, d, seq, start: float = 0.0, *, deadline: float | None = None, gains: _Gains | None = None,
+               changed: tuple[int, int] | None = None) -> tuple[np.ndarray, float]:
     """Dynasearch descent from ``seq`` to a local minimum of the swap and
-    insertion neighbourhoods (several independent moves per step)."""
+    insertion neighbourhoods (several independent moves per step).
+
+    ``changed = (a, b)`` says that ``seq`` differs from a local minimum only
+    in positions ``a..b`` (a kick): a move on ``[lo, hi]`` with ``hi < a`` or
+    ``lo > b`` then has the same jobs and start time as there, hence no gain,
+    and only the block ``lo <= b``, ``hi >= a`` is priced. Each step widens
+    the window to the moves it applied, so the descent ends at a true local
+    minimum of the whole neighbourhood.
+    """
     seq = np.asarray(seq, dtype=np.int64)
-    cost = sequence_cost(p, w, d, seq, start) if cost is None else cost
-    if len(seq) < 2:
-        return seq, cost
+    n = len(seq)
+    if n < 2:
+        return seq, sequence_cost(p, w, d, seq, start)
     gains = gains or _Gains(p, w, d, start)
+    a, b = (0, n - 1) if changed is None else changed
+    cost = None
     while True:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if deadline is not None and time.perf_counter() >= deadline and cost is not None:
             return seq, cost
-        lo, hi, gain, kind, cost = gains.flat(seq)
+        lo, hi, gain, kind, cost = gains.flat(seq, a, b)
         if len(lo) == 0:
             return seq, cost
         eps = 1e-9 * max(1.0, abs(cost))
-        _, chosen = _select(lo, hi, gain, len(seq))
-        new = apply_moves(seq, [(int(lo[i]), int(hi[i])) for i in chosen], [int(kind[i]) for i in chosen])
+        _, chosen = _select(lo, hi, gain, n)
+        moves = [(int(lo[i]), int(hi[i])) for i in chosen]
+        new = apply_moves(seq, moves, [int(kind[i]) for i in chosen])
         new_cost = sequence_cost(p, w, d, new, start)
         if not new_cost < cost - eps:   # float noise only; never accept a worse sequence
             return seq, cost
-        seq, cost = new, new_cost
+        seq = new
+        a, b = min(a, moves[0][0]), max(b, moves[-1][1])
 
 
-def _kick(seq: np.ndarray, rng: np.random.Generator, swaps: int, reach: int) -> np.ndarray:
+def _kick(seq: np.ndarray, rng: np.random.Generator, swaps: int, reach: int) -> tuple[np.ndarray, int, int]:
+    """``swaps`` random interchanges of jobs at most ``reach`` positions apart;
+    returns the new sequence and the window ``(a, b)`` of positions it changed."""
     out = seq.copy()
     n = len(out)
+    a, b = n, -1
     for _ in range(swaps):
         i = int(rng.integers(0, n - 1))
         j = min(n - 1, i + int(rng.integers(1, reach + 1)))
         out[i], out[j] = out[j], out[i]
-    return out
+        a, b = min(a, i), max(b, j)
+    return out, a, b
 
 
 def _starts(p, w, d, start: float) -> list[np.ndarray]:
@@ -357,8 +377,9 @@ def iterated_dynasearch(p, w, d, *, start: float = 0.0, time_limit: float | None
         if deadline is not None and time.perf_counter() >= deadline:
             break
         it += 1
-        cand = _kick(cur, rng, int(rng.integers(kick[0], kick[1] + 1)), reach)
-        cand, c = dynasearch(p, w, d, cand, start, deadline=deadline, gains=gains)
+        cand, a, b = _kick(cur, rng, int(rng.integers(kick[0], kick[1] + 1)), reach)
+        # cur is a local minimum (a descent cut short by the deadline ends the loop): price only around the kick
+        cand, c = dynasearch(p, w, d, cand, start, deadline=deadline, gains=gains, changed=(a, b))
         if c <= cur_cost + 1e-9 * max(1.0, abs(cur_cost)):
             cur, cur_cost = cand, c
         if c < best_cost - 1e-9 * max(1.0, abs(best_cost)):

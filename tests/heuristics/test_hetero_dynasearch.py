@@ -157,3 +157,37 @@ def test_sparse_selection_equals_brute_force(data):
     picked = [moves[i] for i in chosen]
     assert sum(m[2] for m in picked) == pytest.approx(total)
     assert all(x[1] < y[0] for x, y in zip(picked, picked[1:]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(12), st.data())
+def test_block_gains_are_the_slice_of_the_full_tables(data, draw):
+    p, w, d, seq, start = data
+    p, w, d, seq = np.array(p), np.array(w, float), np.array(d, float), np.array(seq)
+    n = len(seq)
+    a = draw.draw(st.integers(0, n - 1))
+    b = draw.draw(st.integers(0, n - 1))
+    gains = ds._Gains(p, w, d, start)
+    whole, block = gains.full(seq), gains.full(seq, a, b)
+    up = np.triu(np.ones((n, n), bool), 1)[:b + 1, a:]
+    for x, y in zip(whole[:3], block[:3]):
+        assert np.allclose(x[:b + 1, a:][up], y[up])
+
+
+@settings(max_examples=40, deadline=None)
+@given(instances(14), st.integers(0, 2 ** 16))
+def test_descent_priced_around_a_kick_is_the_full_descent(data, seed):
+    # pricing only the moves that meet the kicked window changes nothing: the positive-gain moves
+    # are the same, so the descent follows the same steps to the same local minimum
+    p, w, d, seq, start = data
+    p, w, d = np.array(p), np.array(w, float), np.array(d, float)
+    gains = ds._Gains(p, w, d, start)
+    local, _ = ds.dynasearch(p, w, d, np.array(seq), start, gains=gains)
+    assert len(gains.flat(local)[0]) == 0
+    kicked, a, b = ds._kick(local, np.random.default_rng(seed), 2, 3)
+    assert np.array_equal(kicked[:a], local[:a]) and np.array_equal(kicked[b + 1:], local[b + 1:])
+    windowed, c1 = ds.dynasearch(p, w, d, kicked, start, gains=gains, changed=(a, b))
+    full, c2 = ds.dynasearch(p, w, d, kicked, start, gains=gains)
+    assert np.array_equal(windowed, full) and c1 == pytest.approx(c2)
+    assert len(gains.flat(windowed)[0]) == 0
+    assert c1 == pytest.approx(cost(p, w, d, windowed, start))
