@@ -191,3 +191,18 @@ def test_descent_priced_around_a_kick_is_the_full_descent(data, seed):
     assert np.array_equal(windowed, full) and c1 == pytest.approx(c2)
     assert len(gains.flat(windowed)[0]) == 0
     assert c1 == pytest.approx(cost(p, w, d, windowed, start))
+
+
+def test_restarted_walks_are_deterministic_and_never_lose_the_best():
+    # n = 30 with 400 kicks: several fresh walks (stall = 20); the result is a permutation whose
+    # cost is the true cost, no worse than one walk's start, and repeatable for a seed
+    rng = np.random.default_rng(3)
+    n = 30
+    p, w = rng.integers(1, 101, n), rng.integers(1, 11, n).astype(float)
+    d = rng.integers(0, int(0.6 * p.sum()), n).astype(float)
+    runs = [ds.iterated_dynasearch(p, w, d, time_limit=None, max_iter=400, seed=5, stall=20) for _ in range(2)]
+    (s1, c1), (s2, c2) = runs
+    assert np.array_equal(s1, s2) and c1 == c2
+    assert sorted(s1.tolist()) == list(range(n)) and c1 == pytest.approx(cost(p, w, d, s1))
+    first, c0 = ds.iterated_dynasearch(p, w, d, time_limit=None, max_iter=0, seed=5)
+    assert c1 <= c0
