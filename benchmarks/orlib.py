@@ -24,7 +24,8 @@ same whatever runs them, timings aside. Gap = (value - known) / known over
 the instances with a known value > 0 (the column "known = 0 reached" counts
 the others). Without known values, ``--reference SECONDS`` (or
 ``--reference-iters KICKS``) computes them as the best of three ILS runs of
-that length (``--save-values`` writes them). The tables show CPU seconds
+that length (``--save-values`` writes them; ``--values`` reads them back
+for the same ``--generate`` and ``--instances``). The tables show CPU seconds
 beside wall seconds: on a shared machine the CPU time is the fair measure.
 A bound above a known value, or a proven optimum above it, stops the run
 with an error: either would be a bug.
@@ -111,6 +112,35 @@ def gap(value: float, known: float) -> float | None:
     (0.1, None)
     """
     return (value - known) / known if known > 0 else None
+
+
+def _value_text(v: float) -> str:
+    """A value as written by ``--save-values``: exact (``:g`` would round 1234567 to 1.23457e+06).
+
+    Examples
+    --------
+    >>> _value_text(1234567.0), _value_text(2.5)
+    ('1234567', '2.5')
+    """
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def _known_values(path: str, count: int, ks: Sequence[int]) -> list[float]:
+    """Known values for a set of ``count`` instances from ``path``: one per
+    instance, or one per instance of ``ks`` in that order (others 0, unused).
+
+    Raises :class:`InstanceError` naming the file when the count is neither.
+    """
+    vals = hetero.read_orlib_values(path)
+    if len(vals) == count:
+        return [float(v) for v in vals]
+    if len(vals) != len(ks):
+        raise InstanceError(f"expected {count} values (one per instance) or {len(ks)} (one per instance of "
+                            f"--instances), found {len(vals)}", source=str(path))
+    known = [0.0] * count
+    for k, v in zip(ks, vals):
+        known[k - 1] = float(v)
+    return known
 
 
 def _heuristic(name: str, cfg: Config):
@@ -259,7 +289,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="draw 125 instances of N jobs by the OR-Library scheme instead")
     parser.add_argument("--gen-seed", type=nonnegative_int, default=0, help="seed of --generate")
     parser.add_argument("--values", default=None,
-                        help="known optimal / best values, one per instance (with --file; wt40 brings its own)")
+                        help="known optimal / best values (with --file or --generate; wt40 brings its own): one per "
+                             "instance of the set, or one per instance chosen by --instances, in that order (the "
+                             "file --save-values writes)")
     parser.add_argument("--reference", type=positive_float, default=None, metavar="SECONDS",
                         help="without known values: the best of 3 ILS runs of this length is the reference")
     parser.add_argument("--reference-iters", type=positive_int, default=None, metavar="KICKS",
@@ -290,8 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_markdown(parser)
     add_quiet(parser)
     args = parser.parse_args(argv)
-    if args.values and not args.file:
-        parser.error("--values needs --file (the shipped wt40 brings its own)")
+    if args.values and not args.file and args.generate is None:
+        parser.error("--values needs --file or --generate (the shipped wt40 brings its own)")
     if args.reference is not None and args.reference_iters is not None:
         parser.error("give --reference or --reference-iters, not both")
     if args.save_values and args.reference is None and args.reference_iters is None:
@@ -301,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.file:
             problems = hetero.read_orlib(args.file)
             label = Path(args.file).name
-            known = hetero.read_orlib_values(args.values, len(problems)) if args.values else None
+            known = None
         elif args.generate is not None:
             problems = hetero.generate_orlib_set(args.generate, seed=args.gen_seed)
             label = f"OR-Library scheme, n = {args.generate}, seed {args.gen_seed}"
@@ -317,6 +349,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(f"--instances: expected numbers and ranges like 1-25,40 in 1..{len(problems)}; {exc}")
     kind = "known values"
+    if args.values:
+        try:
+            known = _known_values(args.values, len(problems), ks)
+        except InstanceError as exc:
+            parser.error(str(exc))
     if known is None or args.reference is not None or args.reference_iters is not None:
         if args.reference is None and args.reference_iters is None:
             parser.error("no known values: give --values, --reference SECONDS or --reference-iters KICKS")
@@ -330,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.save_values:
             with writing(parser, "--save-values"):
                 args.save_values.parent.mkdir(parents=True, exist_ok=True)
-                args.save_values.write_text("\n".join(f"{known[k - 1]:g}" for k in ks) + "\n")
+                args.save_values.write_text("\n".join(_value_text(known[k - 1]) for k in ks) + "\n")
     cfg = Config(methods=() if args.no_methods else tuple(args.methods), ils_time=args.ils_time,
                  ils_iters=args.ils_iters, repeats=args.repeats, seed=args.seed, bound=args.bound,
                  bound_time=args.bound_time, bound_iters=args.bound_iters,

@@ -128,3 +128,22 @@ def test_hetero_cli_bad_arguments_exit_2(args, capsys):
         bench_hetero.main(args)
     assert exc.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_orlib_generated_set_reuses_saved_reference_values(tmp_path, capsys):
+    # --save-values writes one exact value per chosen instance; --values reads that file back for the
+    # same --generate/--instances, and the table compares with it instead of recomputing references
+    saved = tmp_path / "ref.txt"
+    common = ["--generate", "30", "--gen-seed", "4", "--instances", "2,7", "--methods", "ils", "--ils-iters", "5",
+              "--ils-time", "30", "--no-exact", "--markdown", "--quiet"]
+    assert orlib.main(common + ["--reference-iters", "20", "--save-values", str(saved)]) == 0
+    first = capsys.readouterr().out
+    vals = saved.read_text().split()
+    assert len(vals) == 2 and all(v.isdigit() for v in vals)
+    assert orlib.main(common + ["--values", str(saved)]) == 0
+    assert _rows(capsys.readouterr().out)["ils"].split("|")[2:6] == _rows(first)["ils"].split("|")[2:6]
+    saved.write_text("1 2 3\n")
+    with pytest.raises(SystemExit) as exc:
+        orlib.main(common + ["--values", str(saved)])
+    assert exc.value.code == 2
+    assert "expected 125 values (one per instance) or 2" in capsys.readouterr().err
