@@ -112,16 +112,16 @@ class Forward:
 
     ``f1`` is the cheapest path from time 0 to the node (its cost included),
     ``p1`` the job before the node on it (``-1`` = the start), ``f2`` the
-    cheapest path whose job before the node differs from ``p1``; ``a1``,
-    ``a2`` are the arcs that realise them. ``value`` is the shortest path to
-    ``T`` (``inf`` when there is none) and ``bound`` = value + sum(mu).
+    cheapest path whose job before the node differs from ``p1``. ``value``
+    is the shortest path to ``T`` (``inf`` when there is none) and ``bound``
+    = value + sum(mu). The arcs of the paths are not stored: :meth:`Network.path`
+    recovers them from the labels (one small search per node of the path is
+    cheaper than tracking an argmin per arc in every pass).
     """
 
     f1: np.ndarray
     p1: np.ndarray
     f2: np.ndarray
-    a1: np.ndarray
-    a2: np.ndarray
     value: float
     bound: float
     last: int
@@ -251,12 +251,24 @@ class Network:
             ok[real[bad]] = False
         return ok
 
-    def _set_arcs(self, src: np.ndarray, tgt: np.ndarray) -> None:
+    def _set_arcs(self, src: np.ndarray, tgt: np.ndarray, on_paths: bool = False) -> None:
         """Install the arcs (``tgt`` must be non-decreasing), drop the nodes that
-        no path from time 0 to ``T`` uses any more, and lay out the blocks."""
+        no path from time 0 to ``T`` uses any more, and lay out the blocks.
+
+        ``on_paths``: every given arc is known to lie on a path from the start
+        to ``T`` made of given arcs (true after :meth:`eliminate`: each arc on
+        the cheapest path through a kept arc is itself no dearer, so it is
+        kept too); then the nodes without arcs are dropped without the two
+        reachability sweeps, which cost as much as a pass."""
         self._index(src, tgt)
         N = self.N
-        reach = self._reachable()
+        if on_paths:
+            touched = np.zeros(N + 1, dtype=bool)
+            touched[src] = True
+            touched[tgt] = True
+            reach = touched[:N]
+        else:
+            reach = self._reachable()
         dead = ~reach
         if dead.any():
             self.alive[self.node_t[dead], self.node_k[dead]] = False
@@ -319,22 +331,52 @@ class Network:
 
     def _blocks(self) -> None:
         """Time blocks with their node and arc ranges and the number of sweeps
-        each needs (1 + the longest chain of arcs inside the block)."""
+        each needs.
+
+        Forward: the arcs into a block of times are split into *outer* arcs
+        (source before the block: their labels are final when the block
+        starts, so one pass over them suffices) and *inner* arcs (source in the
+        block), which are swept ``1 + longest inner chain`` times. Each part
+        is stored contiguously, grouped by target, in ``self._f`` (a
+        permutation of the arcs); the block records hold slices into it."""
         T, b = self.T, self.block
-        self.fblocks = []   # (v0, v1, sweeps) over targets, increasing time
+        self.fblocks = []   # (v0, v1, outer part, inner part, inner sweeps), increasing time
         self.bblocks = []   # (u0, u1, sweeps) over sources, decreasing time
         node_t = self.node_t
         arc_src_t = np.append(node_t, 0)[self.arc_src]
         arc_tgt_t = node_t[self.arc_tgt]
-        for t0 in range(1, T + 1, b):
+        A = len(self.arc_src)
+        blk = (arc_tgt_t - 1) // b
+        inner = arc_src_t >= blk * b + 1
+        perm = np.argsort(2 * blk + inner, kind="stable")       # arcs are sorted by target already
+        fsrc, ftgt = self.arc_src[perm], self.arc_tgt[perm]
+        part = (2 * blk + inner)[perm]
+        newseg = np.ones(A, dtype=bool)
+        newseg[1:] = (ftgt[1:] != ftgt[:-1]) | (part[1:] != part[:-1])
+        self._f = (fsrc, self.arc_srcjob[perm], self.arc_tgtjob[perm])
+        seg_all = np.flatnonzero(newseg)
+        part_lo = np.searchsorted(part, np.arange(2 * ((T + b - 1) // b) + 1))
+
+        def layout(q):
+            a0, a1 = part_lo[q], part_lo[q + 1]
+            if a0 == a1:
+                return None
+            g0, g1 = np.searchsorted(seg_all, [a0, a1])
+            seg = seg_all[g0:g1]
+            cnt = np.diff(np.append(seg, a1))
+            return a0, a1, ftgt[seg], seg - a0, cnt
+
+        for q, t0 in enumerate(range(1, T + 1, b)):
             t1 = min(T + 1, t0 + b)
             v0, v1 = self.time_ptr[t0], self.time_ptr[t1]
             if v0 == v1:
                 continue
-            a0, a1 = self.in_ptr[v0], self.in_ptr[v1]
-            inner = arc_src_t[a0:a1] >= t0
-            sweeps = 1 + self._depth(self.arc_src[a0:a1][inner], self.arc_tgt[a0:a1][inner])
-            self.fblocks.append((v0, v1, sweeps))
+            outer_part, inner_part = layout(2 * q), layout(2 * q + 1)
+            sweeps = 0
+            if inner_part is not None:
+                a0, a1 = inner_part[0], inner_part[1]
+                sweeps = 1 + self._depth(fsrc[a0:a1], ftgt[a0:a1])
+            self.fblocks.append((v0, v1, outer_part, inner_part, sweeps))
         # backward: sources in [t0, t1), their arcs reach targets at later times
         for t1 in range(T, 0, -b):
             t0 = max(0, t1 - b)
@@ -377,31 +419,48 @@ class Network:
         f1 = np.full(N + 1, INF)
         f2 = np.full(N + 1, INF)
         p1 = np.full(N + 1, -1, dtype=np.int64)
-        a1 = np.full(N + 1, -1, dtype=np.int64)
-        a2 = np.full(N + 1, -1, dtype=np.int64)
         f1[N] = 0.0
-        src, sjob, tjob, ptr = self.arc_src, self.arc_srcjob, self.arc_tgtjob, self.in_ptr
-        for v0, v1, sweeps in self.fblocks:
-            a0, a1_ = ptr[v0], ptr[v1]
-            seg = ptr[v0:v1] - a0
-            cnt = np.diff(ptr[v0:v1 + 1])
-            u = src[a0:a1_]
-            sj = sjob[a0:a1_]
-            tj = tjob[a0:a1_]
-            idx = np.arange(a0, a1_)
+        src, sjob, tjob = self._f
+
+        def best_two(part):
+            # per target: cheapest value, the job before it, cheapest with another job before
+            a0, a1, _, seg, cnt = part
+            u, sj = src[a0:a1], sjob[a0:a1]
+            val = np.where(p1[u] == tjob[a0:a1], f2[u], f1[u])
+            m1 = np.minimum.reduceat(val, seg)
+            # any job of a cheapest arc will do: ties leave the second label equal to the first
+            bj = np.minimum.reduceat(np.where(val == np.repeat(m1, cnt), sj, _BIG), seg)
+            m2 = np.minimum.reduceat(np.where(sj == np.repeat(bj, cnt), INF, val), seg)
+            return m1, bj, m2
+
+        for v0, v1, outer, inner, sweeps in self.fblocks:
+            if inner is None:
+                tg = outer[2]
+                m1, bj, m2 = best_two(outer)
+                f1[tg] = m1 + c[tg]
+                f2[tg] = m2 + c[tg]
+                p1[tg] = bj
+                continue
+            o1 = np.full(v1 - v0, INF)
+            o2 = np.full(v1 - v0, INF)
+            oj = np.full(v1 - v0, -1, dtype=np.int64)
+            if outer is not None:
+                tg = outer[2]
+                o1[tg - v0], oj[tg - v0], o2[tg - v0] = best_two(outer)
+            f1[v0:v1] = o1 + c[v0:v1]
+            f2[v0:v1] = o2 + c[v0:v1]
+            p1[v0:v1] = oj
+            tg = inner[2]
+            r = tg - v0
+            a1, aj, a2 = o1[r], oj[r], o2[r]
             for _ in range(sweeps):
-                val = np.where(p1[u] == tj, f2[u], f1[u])
-                m1 = np.minimum.reduceat(val, seg)
-                best = np.minimum.reduceat(np.where(val == np.repeat(m1, cnt), idx, _BIG), seg)
-                bj = np.where(best == _BIG, -1, sjob[np.minimum(best, len(sjob) - 1)])
-                val2 = np.where(sj == np.repeat(bj, cnt), INF, val)
-                m2 = np.minimum.reduceat(val2, seg)
-                second = np.minimum.reduceat(np.where(val2 == np.repeat(m2, cnt), idx, _BIG), seg)
-                f1[v0:v1] = m1 + c[v0:v1]
-                f2[v0:v1] = m2 + c[v0:v1]
-                p1[v0:v1] = bj
-                a1[v0:v1] = best
-                a2[v0:v1] = second
+                # merge the inner arcs' best two with the outer ones (exact for "best with another job")
+                m1, bj, m2 = best_two(inner)
+                outer_first = a1 <= m1
+                f1[tg] = np.where(outer_first, a1, m1) + c[tg]
+                p1[tg] = np.where(outer_first, aj, bj)
+                f2[tg] = np.where(outer_first, np.minimum(a2, np.where(bj != aj, m1, m2)),
+                                  np.minimum(m2, np.where(aj != bj, a1, a2))) + c[tg]
         lo, hi = self.time_ptr[self.T], self.time_ptr[self.T + 1]
         if hi > lo:
             last = lo + int(np.argmin(f1[lo:hi]))
@@ -409,7 +468,7 @@ class Network:
         else:
             last, value = -1, INF
         bound = value + float(np.sum(mu)) if math.isfinite(value) else INF
-        return Forward(f1, p1, f2, a1, a2, value, bound, last)
+        return Forward(f1, p1, f2, value, bound, last)
 
     def backward(self, mu: np.ndarray) -> Backward:
         """Shortest paths to ``T`` (see :class:`Backward`); index ``N`` is the start."""
@@ -479,23 +538,35 @@ class Network:
         before = self.N
         if keep.all():
             return 0
-        self._set_arcs(self.arc_src[keep], self.arc_tgt[keep])
+        self._set_arcs(self.arc_src[keep], self.arc_tgt[keep], on_paths=True)
         return before - self.N
 
     def path(self, fw: Forward, start: int | None = None) -> list[tuple[int, int]]:
-        """The shortest path of ``fw`` as ``(job, completion time)`` pairs in time order."""
+        """The shortest path of ``fw`` as ``(job, completion time)`` pairs in time order.
+
+        Walks back from the end: at each node it picks an incoming arc that
+        realises the label being followed (``f1``, or ``f2`` = the best arc
+        from a job other than ``p1``) and follows the label of the source
+        that the 2-cycle rule allows.
+        """
         N = self.N
         v = fw.last if start is None else start
         if v < 0 or not math.isfinite(fw.f1[v]):
             return []
+        f1, f2, p1 = fw.f1, fw.f2, fw.p1
         out = []
         which = 1
         while v != N:
             out.append((int(self.node_k[v]), int(self.node_t[v])))
-            arc = fw.a1[v] if which == 1 else fw.a2[v]
-            u = int(self.arc_src[arc])
+            a0, a1 = self.in_ptr[v], self.in_ptr[v + 1]
+            u = self.arc_src[a0:a1]
+            vj = self.arc_tgtjob[a0]
+            val = np.where(p1[u] == vj, f2[u], f1[u])
+            if which == 2:
+                val = np.where(self.arc_srcjob[a0:a1] == p1[v], INF, val)
+            u = int(u[int(np.argmin(val))])
             if u != N:
-                which = 1 if fw.p1[u] != self.node_k[v] else 2
+                which = 2 if p1[u] == vj else 1
             v = u
         return out[::-1]
 
