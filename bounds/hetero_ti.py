@@ -770,6 +770,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             gd = float(g @ d_prev)
             if gd < 0:
                 dvec = g - deflection * gd / float(d_prev @ d_prev) * d_prev
+                if float(dvec @ dvec) < 1e-9 * float(g @ g):   # g opposite to d_prev: nothing left
+                    dvec = g
         d_prev = dvec
         mu = mu + lam * (upper - L) / float(dvec @ dvec) * dvec
     bound = best if not reduced else min(best, upper)
