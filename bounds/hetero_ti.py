@@ -66,6 +66,8 @@ __all__ = ["Network", "Expired", "Forward", "Backward", "tardiness_costs", "wspt
 INF = math.inf
 #: Networks up to this many arcs may be laid out by levels (:meth:`Network._levels`).
 LEVEL_ARCS = 400_000
+#: ... and if they have at most this many levels.
+LEVEL_ITERATIONS = 1_000
 _BIG = np.iinfo(np.int64).max
 
 
@@ -399,22 +401,25 @@ class Network:
         blocks. A reduced network has few levels (about as many as a relaxed
         path has jobs) but thousands of small blocks' worth of numpy calls, so
         the levels are used when there are fewer of them than the blocks'
-        sequential ``steps``; computing them costs one segment maximum over
-        the arcs per level, which is why only small networks try.
+        sequential ``steps``; computing them costs one sweep over time.
         """
         A = len(self.arc_src)
-        if A == 0 or A > LEVEL_ARCS:
-            return None
-        N = self.N
+        if A == 0 or A > LEVEL_ARCS or self.idle:
+            return None   # (idle units chain into as many levels as there are time steps)
+        N, tp, ptr = self.N, self.time_ptr, self.in_ptr
         src, tgt = self.arc_src, self.arc_tgt
-        tg, seg = np.unique(tgt, return_index=True)
         level = np.zeros(N + 1, dtype=np.int64)
-        for it in range(int(steps) + 1):
-            new = np.maximum.reduceat(level[src], seg) + 1
-            if (new == level[tg]).all():
-                break
-            level[tg] = new
-        else:
+        # one sweep in time order (sources end before their targets); nodes without arcs stay at 0
+        for t in range(1, self.T + 1):
+            v0, v1 = tp[t], tp[t + 1]
+            a0, a1 = ptr[v0], ptr[v1]
+            if a0 == a1:
+                continue
+            cnt = np.diff(ptr[v0:v1 + 1])
+            has = cnt > 0
+            lv = np.maximum.reduceat(level[src[a0:a1]], (ptr[v0:v1] - a0)[has]) + 1
+            level[v0:v1][has] = lv
+        if level.max() > min(steps, LEVEL_ITERATIONS):
             return None   # deeper than the blocks are long: keep the blocks
         lv = level[tgt]
         perm = np.argsort(lv, kind="stable")       # stays grouped by target inside a level
