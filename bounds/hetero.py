@@ -323,7 +323,8 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
         info["skipped"] = f"network too large ({cand} candidate arcs)"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
     try:
-        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=deadline)
+        # model costs are integers: no schedule better than the incumbent uses a node dearer than ub - 1/2
+        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=deadline, max_cost=ub - 0.5)
     except Expired:
         info["skipped"] = "time limit reached while building the network"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)

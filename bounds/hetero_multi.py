@@ -124,6 +124,11 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     reps = [members[0] for members in classes.values()]
     counts = [len(members) for members in classes.values()]
     horizon_real = max(float(a[elig[:, g]].max() + p[elig[:, g], g].sum()) for g in reps)
+    if (w > 0).all():
+        # a schedule no worse than the upper one ends every task i by d_i + ub / w_i: a much shorter
+        # horizon than "everything on one GPU", so a finer grid (only the grid's choice; the networks'
+        # horizons below are derived again on the grid, where validity is decided)
+        horizon_real = min(horizon_real, float(np.max(d + ub_user / w)))
     R = max_steps / horizon_real
     times = np.concatenate([p[elig], a, d])
     for k in range(7):
@@ -144,24 +149,6 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     A = np.floor(a * R + 1e-9).astype(np.int64)
     D = np.ceil(d * R - 1e-9).astype(np.int64)
     scale = R * Rw
-    # one network per class
-    nets, jobs_of, zero_of = [], [], []
-    for g in reps:
-        on = np.flatnonzero(elig[:, g])
-        P = np.floor(p[on, g] * R + 1e-9).astype(np.int64)
-        H = int(math.ceil(horizon_real * R - 1e-9))
-        pos, zero = on[P >= 1], on[P < 1]
-        Pp = P[P >= 1]
-        net = None
-        if len(pos):
-            cost = tardiness_costs(Pp, W[pos], D[pos], T=H)
-            try:
-                net = Network(Pp, cost, weights=W[pos], release=A[pos], horizon=H, idle=True, deadline=deadline)
-            except Expired:
-                return MultiBound(0.0, ub_user, {"skipped": "time limit reached while building the networks"})
-        nets.append(net)
-        jobs_of.append(pos)
-        zero_of.append(zero)
     # model cost of the upper schedule: its completion times rounded down to the grid
     idx = problem.index
     pos_of = {int(t): i for i, t in enumerate(tasks)}
@@ -172,6 +159,29 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     ub = float(ub)
     theta = ub - 0.5
 
+    # one network per class
+    nets, jobs_of, zero_of = [], [], []
+    for g in reps:
+        on = np.flatnonzero(elig[:, g])
+        P = np.floor(p[on, g] * R + 1e-9).astype(np.int64)
+        H = int(math.ceil(horizon_real * R - 1e-9))
+        if (W[on] >= 1).all():
+            # a schedule of model cost <= theta ends task i by D_i + theta / W_i: nothing runs later
+            H = max(1, min(H, int((D[on] + np.floor(theta / W[on])).max())))
+        pos, zero = on[P >= 1], on[P < 1]
+        Pp = P[P >= 1]
+        net = None
+        if len(pos):
+            cost = tardiness_costs(Pp, W[pos], D[pos], T=H)
+            try:
+                # nodes dearer than theta by themselves carry no schedule of interest (as in elimination)
+                net = Network(Pp, cost, weights=W[pos], release=A[pos], horizon=H, idle=True, deadline=deadline,
+                              max_cost=theta)
+            except Expired:
+                return MultiBound(0.0, ub_user, {"skipped": "time limit reached while building the networks"})
+        nets.append(net)
+        jobs_of.append(pos)
+        zero_of.append(zero)
     def evaluate(mu):
         total = float(mu.sum())
         cnt = np.zeros(n)
@@ -201,7 +211,7 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     for x in upper.assignments:
         i = pos_of[idx[x.task]]
         mu[i] = W[i] * max(0, math.floor(x.end * R + 1e-9) - D[i])
-    best, lam, stall, evals, reduced = -INF, float(step), 0, 0, False
+    best, lam, stall, evals, reduced = -INF, float(step), 0, 0, True   # networks built capped at theta
     since = 0
     while evals < max_iter:
         if deadline is not None and time.perf_counter() >= deadline and evals > 0:

@@ -166,10 +166,18 @@ class Network:
         ``p`` and the slope of the last cost column, else the index).
     block
         Time units per vectorised block.
+    max_cost
+        Leave out the nodes that cost more than this by themselves (e.g. the
+        cost of a known schedule less 1/2): no schedule of cost
+        ``<= max_cost`` uses them, so, as after :meth:`eliminate`, the
+        relaxation bounds those schedules and ``min(bound, max_cost)`` is
+        valid (:attr:`capped` records it). On instances with a small
+        incumbent this removes most of the network before it is built.
     """
 
     def __init__(self, p, cost: np.ndarray, rank=None, weights=None, block: int = 24,
-                 release=None, horizon: int | None = None, idle: bool = False, deadline: float | None = None):
+                 release=None, horizon: int | None = None, idle: bool = False, deadline: float | None = None,
+                 max_cost: float | None = None):
         p = np.asarray(p, dtype=np.int64)
         n = len(p)
         if n == 0 or (p < 1).any():
@@ -199,6 +207,9 @@ class Network:
         self.block = 1 if self.idle else max(1, int(block))
         t = np.arange(T + 1)[:, None]
         self.alive = np.isfinite(cost) & (t >= p[None, :] + release[None, :])
+        self.capped = max_cost is not None
+        if self.capped:
+            self.alive &= cost <= max_cost
         # building is the largest single step on big horizons: it checks the clock as it goes
         self._deadline = deadline
         self._build()
@@ -726,7 +737,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     else:
         mu = np.zeros(n)
     best, best_mu, best_path = -INF, mu.copy(), []
-    reduced = False
+    reduced = net.capped   # built without the nodes dearer than a schedule: capped like an elimination
     since = stall = 0
     trace = []
     evals = 0
