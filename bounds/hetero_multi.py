@@ -82,7 +82,7 @@ def _cost(problem: HeteroProblem, schedule: Schedule) -> float:
 
 def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                 deadline: float | None = None, max_iter: int = 200, max_steps: int = MAX_STEPS,
-                step: float = 2.0, patience: int = 10) -> MultiBound:
+                step: float = 1.5, patience: int = 6) -> MultiBound:
     """Lagrangian bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -206,13 +206,25 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
             total += m * val
         return total, cnt, per
 
-    # multipliers: each task's cost in the upper schedule
+    # multipliers: each task's cost in the upper schedule plus its run time priced at the weight of
+    # the late tasks after it on its GPU (the time-indexed LP's complementary-slackness prices, as in
+    # bounds.hetero_ti.initial_multipliers; idle gaps make them approximate, any mu is valid)
     mu = np.zeros(n)
+    by_gpu: dict[str, list] = {}
     for x in upper.assignments:
-        i = pos_of[idx[x.task]]
-        mu[i] = W[i] * max(0, math.floor(x.end * R + 1e-9) - D[i])
+        by_gpu.setdefault(x.gpu, []).append(x)
+    for xs in by_gpu.values():
+        xs.sort(key=lambda x: x.end)
+        late_after = 0.0
+        for x in reversed(xs):
+            i = pos_of[idx[x.task]]
+            C = math.floor(x.end * R + 1e-9)
+            mu[i] = W[i] * max(0, C - D[i]) + (x.end - x.start) * R * late_after
+            if C > D[i]:
+                late_after += W[i]
     best, lam, stall, evals, reduced = -INF, float(step), 0, 0, True   # networks built capped at theta
     since = 0
+    d_prev = None
     while evals < max_iter:
         if deadline is not None and time.perf_counter() >= deadline and evals > 0:
             break
@@ -246,10 +258,15 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
                 reduced = True
                 continue
         g = 1.0 - cnt
-        gg = float(g @ g)
-        if gg == 0:
+        if not g.any():
             break
-        mu = mu + lam * (ub - L) / gg * g
+        dvec = g    # deflected direction, as in bounds.hetero_ti.optimize
+        if d_prev is not None and float(g @ d_prev) < 0:
+            dvec = g - float(g @ d_prev) / float(d_prev @ d_prev) * d_prev
+            if float(dvec @ dvec) < 1e-9 * float(g @ g):
+                dvec = g
+        d_prev = dvec
+        mu = mu + lam * (ub - L) / float(dvec @ dvec) * dvec
     model = min(best, ub) if (reduced or best > theta) else best
     if best > theta:
         model = ub
