@@ -276,6 +276,7 @@ class Network:
         kept too); then the nodes without arcs are dropped without the two
         reachability sweeps, which cost as much as a pass."""
         self._index(src, tgt)
+        _check(getattr(self, "_deadline", None))
         N = self.N
         if on_paths:
             touched = np.zeros(N + 1, dtype=bool)
@@ -301,6 +302,7 @@ class Network:
             counts_t = np.bincount(self.node_t, minlength=self.T + 1)
             self.time_ptr = np.concatenate([[0], np.cumsum(counts_t)])
             self._index(src, tgt)
+        _check(getattr(self, "_deadline", None))
         self._blocks()
 
     def _index(self, src: np.ndarray, tgt: np.ndarray) -> None:
@@ -771,8 +773,9 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         if eliminate_every and (evals == 1 or since >= eliminate_every):
             since = 0
             now = time.perf_counter()
-            # an elimination costs a backward pass and a re-layout, about three forward passes
-            if deadline is None or now + max(t_elim, 3 * t_pass) < deadline:
+            # an elimination costs a backward pass and a re-layout: the first one (on the whole
+            # network) about eight forward passes, later ones as long as the last one took
+            if deadline is None or now + (t_elim if t_elim else 8 * t_pass) < deadline:
                 removed = net.eliminate(mu, theta, fw=fw)
                 t_elim = time.perf_counter() - now
                 if removed:
