@@ -43,6 +43,10 @@ __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
 
 #: Grid steps of the longest GPU horizon.
 MAX_STEPS = 1200
+#: Starting multipliers are this fraction of the upper schedule's prices: every GPU's path competes
+#: for each task, so full prices make each path take too many tasks and the first bounds negative
+#: (on n = 20, three GPU types, 25 passes: about twice the bound of full prices or of zero).
+START_SCALE = 0.5
 
 
 @dataclass
@@ -219,7 +223,7 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
         for x in reversed(xs):
             i = pos_of[idx[x.task]]
             C = math.floor(x.end * R + 1e-9)
-            mu[i] = W[i] * max(0, C - D[i]) + (x.end - x.start) * R * late_after
+            mu[i] = START_SCALE * (W[i] * max(0, C - D[i]) + (x.end - x.start) * R * late_after)
             if C > D[i]:
                 late_after += W[i]
     best, lam, stall, evals, reduced = -INF, float(step), 0, 0, True   # networks built capped at theta
