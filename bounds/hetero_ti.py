@@ -229,6 +229,10 @@ class Network:
         self.node_id[tt, kk] = np.arange(N)
         counts_t = np.bincount(tt, minlength=T + 1)
         self.time_ptr = np.concatenate([[0], np.cumsum(counts_t)])
+        if not self.idle:
+            src, tgt = self._dense_arcs()
+            self._set_arcs(src, tgt)
+            return
         # candidate sources of each target (k, t): every node at s = t - p_k (the start if s = 0)
         s = tt - p[kk]
         lo = np.where(s > 0, self.time_ptr[np.maximum(s, 0)], N)
@@ -239,6 +243,45 @@ class Network:
         src = np.repeat(lo, cnt) + (np.arange(len(tgt)) - first)
         keep = self._allowed(src, tgt)
         self._set_arcs(src[keep], tgt[keep])
+
+    def _dense_arcs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The arcs that pass the no-repeat and adjacency tests (without idle
+        units), sorted by target then source: the same arcs as
+        :meth:`_allowed` on every candidate, tested per target job over whole
+        rows of the cost matrix (contiguous slices instead of gathers over
+        millions of candidates: about twice as fast).
+
+        ``ok[t, k, j]``: job ``j`` directly before ``k`` that ends at ``t``;
+        column ``n`` stands for the start, so ``np.nonzero`` lists the arcs
+        in node order.
+        """
+        n, T, p, cost, rank, alive = self.n, self.T, self.p, self.cost, self.rank, self.alive
+        ok = np.zeros((T + 1, n, n + 1), dtype=bool)
+        for k in range(n):
+            _check(self._deadline)
+            ts = np.flatnonzero(alive[:, k])
+            if len(ts) == 0:
+                continue
+            S = ts - p[k]
+            ok[ts[S == 0], k, n] = True
+            ts, S = ts[S > 0], S[S > 0]
+            if len(ts) == 0:
+                continue
+            valid = alive[S]
+            valid[:, k] = False
+            # the interchange k, j ends j at t and k at t - p_j (>= p_k wherever (j, S) is alive)
+            back = np.maximum(ts[:, None] - p[None, :], 0)
+            lhs = cost[S] + cost[ts, k][:, None]
+            rhs = cost[back, k] + cost[ts]
+            with np.errstate(invalid="ignore"):
+                bad = (lhs > rhs) | ((lhs == rhs) & (rank[None, :] > rank[k]))
+            # the interchange must respect k's arrival: k would start where j started
+            bad &= self.release[k] <= S[:, None] - p[None, :]
+            ok[ts, k, :n] = valid & ~bad
+        t, k, j = np.nonzero(ok)
+        tgt = self.node_id[t, k]
+        src = np.where(j == n, self.N, self.node_id[np.maximum(t - p[k], 0), np.minimum(j, n - 1)])
+        return src, tgt
 
     def _allowed(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         """Arcs ``src -> tgt`` that pass the no-repeat and adjacency tests."""
