@@ -318,7 +318,7 @@ class Network:
         the cheapest path through a kept arc is itself no dearer, so it is
         kept too); then the nodes without arcs are dropped without the two
         reachability sweeps, which cost as much as a pass."""
-        self._index(src, tgt)
+        self._index(src, tgt, by_src=False)
         _check(getattr(self, "_deadline", None))
         N = self.N
         if on_paths:
@@ -345,18 +345,33 @@ class Network:
             counts_t = np.bincount(self.node_t, minlength=self.T + 1)
             self.time_ptr = np.concatenate([[0], np.cumsum(counts_t)])
             self._index(src, tgt)
+        else:
+            self._source_order()
         _check(getattr(self, "_deadline", None))
         self._blocks()
 
-    def _index(self, src: np.ndarray, tgt: np.ndarray) -> None:
+    def _index(self, src: np.ndarray, tgt: np.ndarray, by_src: bool = True) -> None:
         N = self.N
         self.arc_src, self.arc_tgt = src, tgt
         self.arc_srcjob = np.append(self.node_k, -1)[src]
         # an idle target never counts as a repeated job
         self.arc_tgtjob = np.where(self.node_k[tgt] == self.jobs, -5, self.node_k[tgt])
         self.in_ptr = np.searchsorted(tgt, np.arange(N + 1))
-        self.by_src = np.argsort(src, kind="stable")
-        self.out_ptr = np.searchsorted(src[self.by_src], np.arange(N + 2))
+        self.by_src = self.out_ptr = None
+        if by_src:
+            self._source_order()
+
+    def _source_order(self) -> None:
+        """``by_src``: the arcs grouped by source (stable), ``out_ptr`` its ranges."""
+        src = self.arc_src
+        if self.N < 1 << 32:
+            # two stable 16-bit passes (numpy radix-sorts 16-bit keys) beat one comparison sort
+            order = np.argsort((src & 0xFFFF).astype(np.uint16), kind="stable")
+            order = order[np.argsort((src[order] >> 16).astype(np.uint16), kind="stable")]
+        else:
+            order = np.argsort(src, kind="stable")
+        self.by_src = order
+        self.out_ptr = np.searchsorted(src[order], np.arange(self.N + 2))
 
     def _reachable(self) -> np.ndarray:
         """Nodes on some arc path from the start to a node at ``T`` (one sweep each way)."""
@@ -374,19 +389,19 @@ class Network:
             a0, a1 = ptr[v0], ptr[v1]
             csum = np.concatenate([[0], np.cumsum(fwd[src[a0:a1]])])
             fwd[v0:v1] = (csum[ptr[v0 + 1:v1 + 1] - a0] - csum[ptr[v0:v1] - a0]) > 0
-        bwd = np.zeros(N + 1, dtype=np.int64)
-        bwd[tp[T]:tp[T + 1]] = 1
-        tgt_by_src = self.arc_tgt[self.by_src]
-        optr = self.out_ptr
-        for t in range(T - 1, 0, -1):
+        # backward over the arcs as they are (grouped by target): a target's mark passes to its
+        # sources; every arc out of a node reaches a later time, handled before the node's own
+        bwd = np.zeros(N + 1, dtype=bool)
+        bwd[tp[T]:tp[T + 1]] = True
+        tgt = self.arc_tgt
+        for t in range(T, 0, -1):
             if t % 128 == 0:
                 _check(deadline)
-            u0, u1 = tp[t], tp[t + 1]
-            if u0 == u1:
+            a0, a1 = ptr[tp[t]], ptr[tp[t + 1]]
+            if a0 == a1:
                 continue
-            a0, a1 = optr[u0], optr[u1]
-            csum = np.concatenate([[0], np.cumsum(bwd[tgt_by_src[a0:a1]])])
-            bwd[u0:u1] = (csum[optr[u0 + 1:u1 + 1] - a0] - csum[optr[u0:u1] - a0]) > 0
+            s = src[a0:a1]
+            bwd[s[bwd[tgt[a0:a1]]]] = True
         return (fwd[:N] > 0) & (bwd[:N] > 0)
 
     def _blocks(self) -> None:
@@ -426,16 +441,15 @@ class Network:
             cnt = np.diff(np.append(seg, a1))
             return a0, a1, ftgt[seg], seg - a0, cnt
 
+        times = np.arange(T + 1)
+        fdepth, bdepth = self._chain_depths((times - 1) // b, (T - 1 - times) // b)
         for q, t0 in enumerate(range(1, T + 1, b)):
             t1 = min(T + 1, t0 + b)
             v0, v1 = self.time_ptr[t0], self.time_ptr[t1]
             if v0 == v1:
                 continue
             outer_part, inner_part = layout(2 * q), layout(2 * q + 1)
-            sweeps = 0
-            if inner_part is not None:
-                a0, a1 = inner_part[0], inner_part[1]
-                sweeps = self._depth(fsrc[a0:a1], ftgt[a0:a1])
+            sweeps = 0 if inner_part is None else int(fdepth[v0:v1].max())
             self.fblocks.append((v0, v1, outer_part, inner_part, sweeps))
         self.flevels = self._levels(sum(1.0 + 1.5 * blk[4] for blk in self.fblocks))
         # backward: sources in [t0, t1), their arcs reach targets at later times
@@ -444,10 +458,30 @@ class Network:
             u0, u1 = self.time_ptr[t0], self.time_ptr[t1]
             if u0 == u1:
                 continue
-            arcs = self.by_src[self.out_ptr[u0]:self.out_ptr[u1]]
-            inner = arc_tgt_t[arcs] < t1
-            sweeps = 1 + self._depth(self.arc_src[arcs][inner], self.arc_tgt[arcs][inner])
+            sweeps = 1 + int(bdepth[u0:u1].max())
             self.bblocks.append((u0, u1, sweeps))
+
+    def _chain_depths(self, fblock: np.ndarray, bblock: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per node, the longest chain of arcs inside its block that ends at it,
+        for two partitions of time into blocks (block number per time): one
+        sweep over time for both, instead of a fixed-point iteration per block."""
+        N, T, tp, ptr, src = self.N, self.T, self.time_ptr, self.in_ptr, self.arc_src
+        src_t = np.append(self.node_t, -1)[src]
+        fb = np.append(fblock, -7)[src_t]      # the start (time -1 here) is in no block
+        bb = np.append(bblock, -7)[src_t]
+        fd = np.zeros(N + 1, dtype=np.int64)
+        bd = np.zeros(N + 1, dtype=np.int64)
+        for t in range(1, T + 1):
+            v0, v1 = tp[t], tp[t + 1]
+            a0, a1 = ptr[v0], ptr[v1]
+            if a0 == a1:
+                continue
+            has = np.diff(ptr[v0:v1 + 1]) > 0
+            seg = (ptr[v0:v1] - a0)[has]
+            u = src[a0:a1]
+            fd[v0:v1][has] = np.maximum.reduceat(np.where(fb[a0:a1] == fblock[t], fd[u] + 1, 0), seg)
+            bd[v0:v1][has] = np.maximum.reduceat(np.where(bb[a0:a1] == bblock[t], bd[u] + 1, 0), seg)
+        return fd, bd
 
     def _levels(self, steps: float):
         """Forward layout by levels (longest arc path from the start), or ``None``.
