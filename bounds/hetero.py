@@ -9,8 +9,10 @@ problem:
   the time-indexed Lagrangian relaxation of :mod:`bounds.hetero_ti`
   (Tanaka, Fujikuma & Araki 2009, Sec. 3-4): a shortest path over time with
   2-cycle elimination and adjacent-pair dominance, multipliers by
-  subgradient optimisation, and elimination of the arcs that no schedule
-  better than the incumbent can use. Processing times are put on an integer
+  deflected subgradient steps from the schedule's complementary-slackness
+  prices, and elimination of the nodes and arcs that no schedule better
+  than the incumbent can use (the nodes that alone cost more already when
+  the network is built). Processing times are put on an integer
   grid (:func:`single_machine`): exactly when the data allow it (the
   OR-Library data are integers; the generator's are multiples of 0.1),
   otherwise rounded down, with due dates rounded up and weights down, which

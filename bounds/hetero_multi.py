@@ -12,6 +12,11 @@ adjacent-pair dominance where the interchange respects the arrival, and
 elimination of arcs that no schedule better than the incumbent can use), on
 one network per class with idle time units.
 
+A schedule no worse than the upper one ends every task ``i`` by
+``d_i + ub / w_i``: that caps each GPU's horizon (much shorter than "every
+task on this GPU", hence a finer grid) and leaves out every node that alone
+costs more than the upper schedule, as the elimination would.
+
 Time is put on a grid of at most :data:`MAX_STEPS` steps per GPU: run times
 and arrivals are rounded down, due dates up and weights down, so every real
 schedule maps to a path of the relaxation that costs no more (its completion

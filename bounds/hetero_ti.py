@@ -36,9 +36,13 @@ time-indexed bound:
 
 Computation is vectorised with numpy over arcs: nodes are stored in time
 order, arcs grouped by target; a pass handles a block of consecutive times at
-once (``numpy.minimum.reduceat`` per target) and repeats the block as often
-as its longest chain of arcs inside the block requires, so the Python loop
-runs over blocks, not over time units.
+once (``numpy.minimum.reduceat`` per target): the arcs from before the block
+once, the arcs inside it as often as their longest chain requires, so the
+Python loop runs over blocks, not over time units. A reduced network (after
+elimination) is laid out by levels instead (longest arc path from the start,
+about as many as a relaxed path has jobs): one step per level. The first
+network leaves out the nodes that alone cost more than the incumbent
+(``max_cost``), and its arcs are tested row by row of the cost matrix.
 
 Costs must be integers (in some unit) so that the dominance tests are exact;
 the callers scale and round the user's data (see :mod:`bounds.hetero`).
@@ -784,9 +788,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
 
     Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
     ``sequence``): ``mu += step (upper - L) / |d|^2 d`` along a deflected
-    direction ``d = g + beta d_prev`` (Camerini, Fratta & Maffioli 1975;
-    the conjugate subgradient of Tanaka, Fujikuma & Araki 2009, Sec. 4),
-    where ``g_j = 1 - (occurrences of j on the relaxed path)`` and
+    direction ``d = g + beta d_prev`` (the modified gradient of Camerini
+    et al., with the projection coefficient ``deflection = 1``), where ``g_j = 1 - (occurrences of j on the relaxed path)`` and
     ``beta = deflection * max(0, -g.d_prev / |d_prev|^2)`` removes the part of
     ``g`` that undoes the previous step (the zig-zag of the plain method);
     ``step`` halves after ``patience`` passes without a better bound. Every
