@@ -9,8 +9,10 @@ problem:
   the time-indexed Lagrangian relaxation of :mod:`bounds.hetero_ti`
   (Tanaka, Fujikuma & Araki 2009, Sec. 3-4): a shortest path over time with
   2-cycle elimination and adjacent-pair dominance, multipliers by
-  subgradient optimisation, and elimination of the arcs that no schedule
-  better than the incumbent can use. Processing times are put on an integer
+  deflected subgradient steps from the schedule's complementary-slackness
+  prices, and elimination of the nodes and arcs that no schedule better
+  than the incumbent can use (the nodes that alone cost more already when
+  the network is built). Processing times are put on an integer
   grid (:func:`single_machine`): exactly when the data allow it (the
   OR-Library data are integers; the generator's are multiples of 0.1),
   otherwise rounded down, with due dates rounded up and weights down, which
@@ -323,7 +325,8 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
         info["skipped"] = f"network too large ({cand} candidate arcs)"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
     try:
-        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=deadline)
+        # model costs are integers: no schedule better than the incumbent uses a node dearer than ub - 1/2
+        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=deadline, max_cost=ub - 0.5)
     except Expired:
         info["skipped"] = "time limit reached while building the network"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
@@ -364,7 +367,8 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     """
     if problem.n == 0 or not problem.eligible.any():
         return 0.0
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    # the last pass is timed from the one before it: a small reserve keeps the return within the limit
+    deadline = None if time_limit is None else time.perf_counter() + time_limit - min(0.05, 0.02 * time_limit)
     res = lagrangian(problem, upper, max_iter=max_iter, deadline=deadline)
     if res is not None:
         return float(res.bound)

@@ -12,6 +12,11 @@ adjacent-pair dominance where the interchange respects the arrival, and
 elimination of arcs that no schedule better than the incumbent can use), on
 one network per class with idle time units.
 
+A schedule no worse than the upper one ends every task ``i`` by
+``d_i + ub / w_i``: that caps each GPU's horizon (much shorter than "every
+task on this GPU", hence a finer grid) and leaves out every node that alone
+costs more than the upper schedule, as the elimination would.
+
 Time is put on a grid of at most :data:`MAX_STEPS` steps per GPU: run times
 and arrivals are rounded down, due dates up and weights down, so every real
 schedule maps to a path of the relaxation that costs no more (its completion
@@ -43,6 +48,10 @@ __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
 
 #: Grid steps of the longest GPU horizon.
 MAX_STEPS = 1200
+#: Starting multipliers are this fraction of the upper schedule's prices: every GPU's path competes
+#: for each task, so full prices make each path take too many tasks and the first bounds negative
+#: (on n = 20, three GPU types, 25 passes: about twice the bound of full prices or of zero).
+START_SCALE = 0.5
 
 
 @dataclass
@@ -82,7 +91,7 @@ def _cost(problem: HeteroProblem, schedule: Schedule) -> float:
 
 def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                 deadline: float | None = None, max_iter: int = 200, max_steps: int = MAX_STEPS,
-                step: float = 2.0, patience: int = 10) -> MultiBound:
+                step: float = 1.5, patience: int = 6) -> MultiBound:
     """Lagrangian bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -124,6 +133,11 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     reps = [members[0] for members in classes.values()]
     counts = [len(members) for members in classes.values()]
     horizon_real = max(float(a[elig[:, g]].max() + p[elig[:, g], g].sum()) for g in reps)
+    if (w > 0).all():
+        # a schedule no worse than the upper one ends every task i by d_i + ub / w_i: a much shorter
+        # horizon than "everything on one GPU", so a finer grid (only the grid's choice; the networks'
+        # horizons below are derived again on the grid, where validity is decided)
+        horizon_real = min(horizon_real, float(np.max(d + ub_user / w)))
     R = max_steps / horizon_real
     times = np.concatenate([p[elig], a, d])
     for k in range(7):
@@ -144,24 +158,6 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     A = np.floor(a * R + 1e-9).astype(np.int64)
     D = np.ceil(d * R - 1e-9).astype(np.int64)
     scale = R * Rw
-    # one network per class
-    nets, jobs_of, zero_of = [], [], []
-    for g in reps:
-        on = np.flatnonzero(elig[:, g])
-        P = np.floor(p[on, g] * R + 1e-9).astype(np.int64)
-        H = int(math.ceil(horizon_real * R - 1e-9))
-        pos, zero = on[P >= 1], on[P < 1]
-        Pp = P[P >= 1]
-        net = None
-        if len(pos):
-            cost = tardiness_costs(Pp, W[pos], D[pos], T=H)
-            try:
-                net = Network(Pp, cost, weights=W[pos], release=A[pos], horizon=H, idle=True, deadline=deadline)
-            except Expired:
-                return MultiBound(0.0, ub_user, {"skipped": "time limit reached while building the networks"})
-        nets.append(net)
-        jobs_of.append(pos)
-        zero_of.append(zero)
     # model cost of the upper schedule: its completion times rounded down to the grid
     idx = problem.index
     pos_of = {int(t): i for i, t in enumerate(tasks)}
@@ -172,6 +168,29 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     ub = float(ub)
     theta = ub - 0.5
 
+    # one network per class
+    nets, jobs_of, zero_of = [], [], []
+    for g in reps:
+        on = np.flatnonzero(elig[:, g])
+        P = np.floor(p[on, g] * R + 1e-9).astype(np.int64)
+        H = int(math.ceil(horizon_real * R - 1e-9))
+        if (W[on] >= 1).all():
+            # a schedule of model cost <= theta ends task i by D_i + theta / W_i: nothing runs later
+            H = max(1, min(H, int((D[on] + np.floor(theta / W[on])).max())))
+        pos, zero = on[P >= 1], on[P < 1]
+        Pp = P[P >= 1]
+        net = None
+        if len(pos):
+            cost = tardiness_costs(Pp, W[pos], D[pos], T=H)
+            try:
+                # nodes dearer than theta by themselves carry no schedule of interest (as in elimination)
+                net = Network(Pp, cost, weights=W[pos], release=A[pos], horizon=H, idle=True, deadline=deadline,
+                              max_cost=theta)
+            except Expired:
+                return MultiBound(0.0, ub_user, {"skipped": "time limit reached while building the networks"})
+        nets.append(net)
+        jobs_of.append(pos)
+        zero_of.append(zero)
     def evaluate(mu):
         total = float(mu.sum())
         cnt = np.zeros(n)
@@ -196,13 +215,25 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
             total += m * val
         return total, cnt, per
 
-    # multipliers: each task's cost in the upper schedule
+    # multipliers: each task's cost in the upper schedule plus its run time priced at the weight of
+    # the late tasks after it on its GPU (the time-indexed LP's complementary-slackness prices, as in
+    # bounds.hetero_ti.initial_multipliers; idle gaps make them approximate, any mu is valid)
     mu = np.zeros(n)
+    by_gpu: dict[str, list] = {}
     for x in upper.assignments:
-        i = pos_of[idx[x.task]]
-        mu[i] = W[i] * max(0, math.floor(x.end * R + 1e-9) - D[i])
-    best, lam, stall, evals, reduced = -INF, float(step), 0, 0, False
+        by_gpu.setdefault(x.gpu, []).append(x)
+    for xs in by_gpu.values():
+        xs.sort(key=lambda x: x.end)
+        late_after = 0.0
+        for x in reversed(xs):
+            i = pos_of[idx[x.task]]
+            C = math.floor(x.end * R + 1e-9)
+            mu[i] = START_SCALE * (W[i] * max(0, C - D[i]) + (x.end - x.start) * R * late_after)
+            if C > D[i]:
+                late_after += W[i]
+    best, lam, stall, evals, reduced = -INF, float(step), 0, 0, True   # networks built capped at theta
     since = 0
+    d_prev = None
     while evals < max_iter:
         if deadline is not None and time.perf_counter() >= deadline and evals > 0:
             break
@@ -236,10 +267,15 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
                 reduced = True
                 continue
         g = 1.0 - cnt
-        gg = float(g @ g)
-        if gg == 0:
+        if not g.any():
             break
-        mu = mu + lam * (ub - L) / gg * g
+        dvec = g    # deflected direction, as in bounds.hetero_ti.optimize
+        if d_prev is not None and float(g @ d_prev) < 0:
+            dvec = g - float(g @ d_prev) / float(d_prev @ d_prev) * d_prev
+            if float(dvec @ dvec) < 1e-9 * float(g @ g):
+                dvec = g
+        d_prev = dvec
+        mu = mu + lam * (ub - L) / float(dvec @ dvec) * dvec
     model = min(best, ub) if (reduced or best > theta) else best
     if best > theta:
         model = ub

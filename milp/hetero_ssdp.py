@@ -148,7 +148,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         return result(0.0, "network too large")
     # stage 2: Lagrangian relaxation with elimination
     try:
-        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=dl.at)
+        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
     except Expired:
         return result(0.0, "time limit (building the network)")
     wall = None if dl.at is None else dl.at

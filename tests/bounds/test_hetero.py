@@ -150,3 +150,34 @@ def test_empty_and_unfit_problems():
     assert hb.lower_bound(HeteroProblem((), (GPU("g", 1.0),))) == 0.0
     big = HeteroProblem((Task("big", 3, memory=99, deadline=0),), (GPU("g", 1.0, 16),))
     assert hb.lower_bound(big) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(small, st.integers(0, 10 ** 6))
+def test_dense_arc_build_equals_the_candidate_filter(data, seed):
+    # the row-wise dominance test of the build must keep exactly the arcs of the per-candidate test
+    p, w, d = (np.array(x) for x in data)
+    rng = np.random.default_rng(seed)
+    release = rng.integers(0, 3, len(p)) if seed % 2 else None
+    net = Network(p, tardiness_costs(p, w, d), weights=w, release=release)
+    src, tgt = net._dense_arcs()
+    s = net.node_t - net.p[net.node_k]
+    lo = np.where(s > 0, net.time_ptr[np.maximum(s, 0)], net.N)
+    hi = np.where(s > 0, net.time_ptr[np.maximum(s, 0) + 1], net.N + 1)
+    cand_tgt = np.repeat(np.arange(net.N), hi - lo)
+    cand_src = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)] or [np.zeros(0, dtype=np.int64)])
+    keep = net._allowed(cand_src, cand_tgt)
+    assert np.array_equal(src, cand_src[keep]) and np.array_equal(tgt, cand_tgt[keep])
+
+
+def test_capped_network_bound_is_valid_and_proves():
+    # nodes dearer than the incumbent by themselves are left out; the capped bound stays below the optimum
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(2, 7))
+        p, w, d = rng.integers(1, 6, n), rng.integers(0, 5, n), rng.integers(0, 15, n)
+        opt = brute(p, w, d)
+        for ub in (opt, opt + 3):
+            r = optimize(Network(p, tardiness_costs(p, w, d), weights=w, max_cost=ub - 0.5), float(ub),
+                         list(range(n)), max_iter=40)
+            assert r.bound <= opt + 1e-9
