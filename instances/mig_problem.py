@@ -1,6 +1,6 @@
 """MIG problem data: tasks, single batches and multi-batch workloads, JSON I/O.
 
-Seed 000, Sec. 2.2: a batch of tasks T_1..T_n, each with an execution time
+FAR paper, Sec. 2.2: a batch of tasks T_1..T_n, each with an execution time
 t_i(s) > 0 for every compute size s of the GPU. Times are non-increasing in s
 (monotony point 1, Sec. 2.4); work s * t_i(s) may fall (super-linear speed-up
 is allowed). A task may carry a memory requirement that rules out placements
