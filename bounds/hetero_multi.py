@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
+from bounds.hetero_ti import INF, Expired, Network, deflected, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
 __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
@@ -269,12 +269,7 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
         g = 1.0 - cnt
         if not g.any():
             break
-        dvec = g    # deflected direction, as in bounds.hetero_ti.optimize
-        if d_prev is not None and float(g @ d_prev) < 0:
-            dvec = g - float(g @ d_prev) / float(d_prev @ d_prev) * d_prev
-            if float(dvec @ dvec) < 1e-9 * float(g @ g):
-                dvec = g
-        d_prev = dvec
+        dvec = d_prev = deflected(g, d_prev)
         mu = mu + lam * (ub - L) / float(dvec @ dvec) * dvec
     model = min(best, ub) if (reduced or best > theta) else best
     if best > theta:

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Network", "Expired", "Forward", "Backward", "tardiness_costs", "wspt_rank", "INF"]
+__all__ = ["Network", "Expired", "Forward", "Backward", "tardiness_costs", "wspt_rank", "deflected", "INF"]
 
 INF = math.inf
 #: Networks up to this many arcs may be laid out by levels (:meth:`Network._levels`).
@@ -781,6 +781,29 @@ def initial_multipliers(net: Network, sequence, alpha: float = 1.0) -> np.ndarra
     return mu
 
 
+def deflected(g: np.ndarray, d_prev: np.ndarray | None, deflection: float = 1.0) -> np.ndarray:
+    """The modified subgradient direction of Camerini, Fratta & Maffioli (1975).
+
+    ``d = g + beta d_prev`` with ``beta = deflection * max(0, -g.d_prev / |d_prev|^2)``:
+    the part of ``g`` that undoes the previous step is removed; when that
+    leaves (almost) nothing, ``g`` itself (``g`` opposite to ``d_prev``).
+
+    Examples
+    --------
+    >>> deflected(np.array([1.0, -1.0]), np.array([-1.0, 0.0])).tolist()
+    [0.0, -1.0]
+    >>> deflected(np.array([1.0, 0.0]), None).tolist()
+    [1.0, 0.0]
+    """
+    if not deflection or d_prev is None:
+        return g
+    gd = float(g @ d_prev)
+    if gd >= 0:
+        return g
+    d = g - deflection * gd / float(d_prev @ d_prev) * d_prev
+    return g if float(d @ d) < 1e-9 * float(g @ g) else d
+
+
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
              mu0: np.ndarray | None = None, deflection: float = 1.0) -> Relaxation:
@@ -864,14 +887,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         g = 1.0 - net.counts(path)
         if not g.any():   # the relaxed path is a schedule: its cost L is optimal
             break
-        dvec = g
-        if deflection and d_prev is not None:
-            gd = float(g @ d_prev)
-            if gd < 0:
-                dvec = g - deflection * gd / float(d_prev @ d_prev) * d_prev
-                if float(dvec @ dvec) < 1e-9 * float(g @ g):   # g opposite to d_prev: nothing left
-                    dvec = g
-        d_prev = dvec
+        dvec = d_prev = deflected(g, d_prev, deflection)
         mu = mu + lam * (upper - L) / float(dvec @ dvec) * dvec
     bound = best if not reduced else min(best, upper)
     if reduced and best > theta:
