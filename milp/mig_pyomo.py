@@ -502,6 +502,14 @@ def _run_highs(m, deadline, workers, warm, log):
     return out.optimal, out.termination, out.has_solution, out.bound, out.objective, out.stats
 
 
+def _run(m, solver, deadline, workers, warm, log):
+    """Solve ``m`` with ``solver`` (HiGHS through appsi, any other through Pyomo's factory):
+    (proven, termination, has solution, dual bound, objective, statistics)."""
+    if solver in ("highs", "appsi_highs"):
+        return _run_highs(m, deadline, workers, warm, log)
+    return _run_pyomo(m, solver, deadline, workers, warm, log)
+
+
 def _run_pyomo(m, solver, deadline, workers, warm, log=False):
     from pyomo.opt import TerminationCondition
 
@@ -553,10 +561,7 @@ def _solve_model(problem: AnyProblem, sessions: bool, deadline: Deadline, solver
         info["termination"] = "skipped: too little time left to hand the model to the solver"
         return floor, start_plan, info
     _set_start(m, canonical(problem, start_plan))
-    if solver in ("highs", "appsi_highs"):
-        proven, term, has_sol, bound, milp_obj, stats = _run_highs(m, deadline, workers, True, log)
-    else:
-        proven, term, has_sol, bound, milp_obj, stats = _run_pyomo(m, solver, deadline, workers, True, log)
+    proven, term, has_sol, bound, milp_obj, stats = _run(m, solver, deadline, workers, True, log)
     if "infeasible" in term.lower():
         raise SolverError(f"{solver} reports the MIG model infeasible although a schedule of makespan "
                           f"{start_plan.makespan:.6g} exists: a model bug")
@@ -617,10 +622,7 @@ def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Sch
         if remaining is not None and remaining < _TRANSLATE_PER_BUILD * (deadline.elapsed() - t0):
             break  # too little time left to hand the model to HiGHS
         sub = Deadline(limit if remaining is None else min(limit, remaining))
-        if solver in ("highs", "appsi_highs"):
-            proven, term, has_sol, bound, _, stats = _run_highs(m, sub, workers, warm, log)
-        else:
-            proven, term, has_sol, bound, _, stats = _run_pyomo(m, solver, sub, workers, warm, log)
+        proven, term, has_sol, bound, _, stats = _run(m, solver, sub, workers, warm, log)
         out["with_channel" if channel else "without_channel"] = dict(
             termination=term, proven=proven, bound=None if bound is None else bound * unit, **stats)
         if bound is not None:
