@@ -31,11 +31,11 @@ from typing import Any, Union
 
 from instances import mig
 from instances import options as opt
-from instances.errors import InstanceError, OptionError, SolverError
+from instances.errors import InstanceError, OptionError
 from instances.mig_problem import Problem, Workload
 from instances.mig_retime import plan_from_schedule
 from instances.mig_schedule import Schedule
-from milp.mig_plans import serial_on_root
+from milp.mig_plans import checked, serial_on_root
 from milp.result import TOLERANCE, Result
 
 __all__ = ["solve", "CPSAT_OPTIONS", "PYOMO_OPTIONS"]
@@ -210,10 +210,8 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     if options.get("fix_assignment") and hint is None:
         raise OptionError(f"fix_assignment needs a hint schedule; {info['hint']}", field="fix_assignment")
     # the best schedule known before any model runs: the re-timed hint, else all tasks in turn on the whole GPU
-    incumbent = plan_from_schedule(problem, hint).schedule if hint is not None else serial_on_root(problem).schedule
-    violations = mig.check(problem, incumbent)
-    if violations:
-        raise SolverError("the re-timed starting schedule fails the checker: " + "; ".join(violations[:3]))
+    incumbent = checked(problem, plan_from_schedule(problem, hint).schedule if hint is not None
+                        else serial_on_root(problem).schedule, "the re-timed starting schedule")
     if hint is not None and hint.makespan < incumbent.makespan and not mig.check(problem, hint):
         incumbent = hint
     if hint is not None:

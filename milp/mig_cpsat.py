@@ -50,7 +50,7 @@ from instances.mig_problem import Problem, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions
 from instances.options import Deadline, known_options
 from milp import cpsat
-from milp.mig_plans import improve_assignment, tree_plans, tree_schedule
+from milp.mig_plans import checked, improve_assignment, tree_plans, tree_schedule
 from milp.result import TOLERANCE, Result
 
 __all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans", "improve_assignment", "relaxation_bound", "MAX_UNITS"]
@@ -513,11 +513,7 @@ def _extract(built: _Model, run: cpsat.CpsatRun, problem: ProblemLike) -> TimedP
 
 
 def _checked(problem: ProblemLike, plan: TimedPlan | mig.Schedule) -> mig.Schedule:
-    schedule = plan.schedule if isinstance(plan, TimedPlan) else plan
-    violations = mig.check(problem, schedule)
-    if violations:
-        raise SolverError("CP-SAT schedule failed the checker (a model bug): " + "; ".join(violations[:5]))
-    return schedule
+    return checked(problem, plan.schedule if isinstance(plan, TimedPlan) else plan, "the CP-SAT schedule")
 
 
 def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,

@@ -27,6 +27,7 @@ from collections import defaultdict
 from typing import Sequence, Union
 
 from instances import mig
+from instances.errors import SolverError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
 from instances.options import Deadline, known_options
@@ -34,11 +35,31 @@ from instances.mig_retime import (Session, TimedPlan, plan_from_runs, plan_from_
                                   retime_sessions)
 from instances.mig_schedule import Schedule, ScheduledTask
 
-__all__ = ["greedy_order", "serial_on_root", "improve_channel", "best_plan", "tree_schedule", "improve_assignment",
+__all__ = ["checked", "greedy_order", "serial_on_root", "improve_channel", "best_plan", "tree_schedule", "improve_assignment",
            "tree_plans"]
 
 AnyProblem = Union[Problem, Workload]
 ProblemLike = AnyProblem
+
+
+def checked(problem: AnyProblem, schedule: Schedule, what: str) -> Schedule:
+    """``schedule`` if :func:`instances.mig.check` accepts it; otherwise a
+    :class:`~instances.errors.SolverError` naming ``what`` (a bug of ours: every
+    schedule a backend builds or re-times must pass the independent checker).
+
+    Examples
+    --------
+    >>> from instances import mig
+    >>> p = mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5})]).without_reconfiguration()
+    >>> checked(p, mig.Schedule("A30", []), "the empty schedule")
+    Traceback (most recent call last):
+    ...
+    instances.errors.SolverError: the empty schedule fails the checker: rule 5 (task set): task a is not scheduled
+    """
+    violations = mig.check(problem, schedule)
+    if violations:
+        raise SolverError(f"{what} fails the checker: " + "; ".join(violations[:5]))
+    return schedule
 
 
 def greedy_order(problem: AnyProblem, key: str = "lpt", cap: int | None = None) -> TimedPlan:

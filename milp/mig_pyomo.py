@@ -55,7 +55,7 @@ from instances.mig_retime import Session, TimedPlan, canonical, retime_order, re
 from instances.mig_schedule import Schedule, ScheduledTask
 from instances.options import Deadline, known_options
 from milp.highs import solve_highs
-from milp.mig_plans import best_plan, improve_assignment, improve_channel, tree_plans
+from milp.mig_plans import best_plan, checked, improve_assignment, improve_channel, tree_plans
 from milp.mig_pyomo_assignment import add_symmetry, build_assignment_model, read_assignment, set_assignment
 from milp.result import Result
 
@@ -598,10 +598,7 @@ def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Sch
     info["assignment_relaxation"] = out
 
     def sequenced(assignment: dict) -> Schedule:
-        tree = tree_plans(problem, assignment, deadline)
-        violations = mig.check(problem, tree)
-        if violations:
-            raise SolverError("a tree plan fails the checker: " + "; ".join(violations[:5]))
+        tree = checked(problem, tree_plans(problem, assignment, deadline), "a tree plan")
         out.setdefault("tree_makespans", []).append(tree.makespan)
         return tree
 
@@ -706,10 +703,7 @@ def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule,
         info.update(m_info)
     else:
         info["termination"] = "skipped: time limit spent before the full model"
-    schedule = _unscaled(problem, plan)
-    violations = mig.check(problem, schedule)
-    if violations:
-        raise SolverError("the re-timed MILP schedule fails the checker: " + "; ".join(violations[:5]))
+    schedule = checked(problem, _unscaled(problem, plan), "the re-timed MILP schedule")
     if schedule.makespan < best.makespan:
         best = schedule
     lb = max(lb, floor * unit)
