@@ -42,11 +42,11 @@ __all__ = ["solve", "CPSAT_OPTIONS", "PYOMO_OPTIONS"]
 
 #: Options only the CP-SAT backend takes (see :func:`milp.mig_cpsat.solve_cpsat`).
 CPSAT_OPTIONS = ("resolution", "symmetry", "redundant", "dominance", "model", "relax", "relax_time",
-                 "relax_share", "fix_assignment", "log", "seed")
+                 "relax_share", "benders", "fix_assignment", "log", "seed")
 #: Options only the Pyomo backends take (see :func:`milp.mig_pyomo.solve_pyomo`).
 PYOMO_OPTIONS = ("relaxation", "relax_time", "relax_share", "log")
 
-_FLAGS = ("symmetry", "redundant", "dominance", "relax", "fix_assignment", "log", "relaxation")
+_FLAGS = ("symmetry", "redundant", "dominance", "relax", "benders", "fix_assignment", "log", "relaxation")
 
 
 def _number(value: Any, name: str, *, positive: bool) -> float:
@@ -144,7 +144,7 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     **options
         Backend options: CP-SAT ``resolution``, ``symmetry``, ``redundant``,
         ``dominance``, ``model``, ``relax``, ``relax_time``, ``relax_share``,
-        ``fix_assignment``, ``log``, ``seed``; Pyomo ``relaxation``, ``relax_time``,
+        ``benders``, ``fix_assignment``, ``log``, ``seed``; Pyomo ``relaxation``, ``relax_time``,
         ``relax_share``, ``log``.
 
     Returns

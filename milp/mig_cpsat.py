@@ -516,30 +516,136 @@ def _checked(problem: ProblemLike, plan: TimedPlan | mig.Schedule) -> mig.Schedu
     return checked(problem, plan.schedule if isinstance(plan, TimedPlan) else plan, "the CP-SAT schedule")
 
 
-def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
-                      info, share: float = 1 / 3) -> tuple[int, dict[str, Placement] | None]:
-    """The assignment relaxation's proven bound in model units (``lb_units`` when it has none) and the
-    assignment of its best solution (``None`` when it found none)."""
-    built = _build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
-                   dominance=False, relaxation=True)
-    remaining = deadline.remaining()
-    limit = relax_time if remaining is None else min(relax_time, remaining * share)
+@dataclass
+class _MasterRun:
+    """One solve of the assignment relaxation: its proven bound (model units), status and best assignment."""
+
+    units: int
+    status: str
+    assignment: dict[str, Placement] | None = None
+    literals: dict = field(default_factory=dict)  # task name -> its x literal in that assignment
+    objective: int | None = None
+
+
+def _solve_master(built: _Model, problem: ProblemLike, lb_units: int, limit: float, workers, seed) -> _MasterRun:
+    """Solve the assignment relaxation (with any Benders cuts added so far) for at most ``limit`` s."""
     # neither a hint (the incumbent's assignment) nor the subsolvers default_lp + max_lp paid in the
     # full solve at n = 20 and 35 (worse tree plans on 4 of 4 instances), so CP-SAT's defaults stay
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed)
     bound = run.bound
     if bound is None and run.solver is not None:
         bound = run.solver.best_objective_bound
-    info["relaxation"] = {"status": run.status, "bound": None if bound is None else scale.bound(bound),
-                          **{k: v for k, v in run.stats.items() if k == "wall_time"}}
-    assignment = None
+    units = lb_units if bound is None or not math.isfinite(bound) else max(lb_units, int(math.floor(bound + 1e-9)))
+    if run.status == "INFEASIBLE":
+        # every assignment's (cut) value exceeds the horizon: the horizon itself is a bound
+        return _MasterRun(max(lb_units, built.horizon + 1), run.status)
+    out = _MasterRun(units, run.status, objective=run.objective)
+    out.stats = {k: v for k, v in run.stats.items() if k == "wall_time"}
     if run.has_solution:
         gpu = problem.gpu
-        assignment = {problem.tasks[i].name: gpu.placement(*key) for (i, key), lit in built.x.items()
-                      if run.boolean(lit)}
-    if bound is None or not math.isfinite(bound):
-        return lb_units, assignment
-    return max(lb_units, int(math.floor(bound + 1e-9))), assignment
+        chosen = [(i, key, lit) for (i, key), lit in built.x.items() if run.boolean(lit)]
+        out.assignment = {problem.tasks[i].name: gpu.placement(*key) for i, key, _ in chosen}
+        out.literals = {problem.tasks[i].name: lit for i, _, lit in chosen}
+    return out
+
+
+def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
+                      info, share: float = 1 / 3) -> tuple[_Model, _MasterRun]:
+    """Build and solve the assignment relaxation; return the model (the Benders master) and its run."""
+    built = _build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
+                   dominance=False, relaxation=True)
+    remaining = deadline.remaining()
+    limit = relax_time if remaining is None else min(relax_time, remaining * share)
+    run = _solve_master(built, problem, lb_units, limit, workers, seed)
+    info["relaxation"] = {"status": run.status, "bound": scale.bound(run.units), **getattr(run, "stats", {})}
+    return built, run
+
+
+def _deletion_filter(problem: Problem, assignment: dict[str, Placement], target: float, deadline: Deadline,
+                     workers, seed) -> set[str]:
+    """Tasks whose placements in ``assignment`` alone force a makespan of at least ``target``.
+
+    The deletion filter of Benders cut strengthening (Hooker, "Planning and
+    scheduling by logic-based Benders decomposition", Operations Research 55,
+    2007): a task is dropped from the cut when the session model of the
+    remaining tasks, with their placements fixed, still proves ``target``.
+    Valid because removing tasks from a schedule leaves a schedule of the
+    rest that is no longer (empty sessions are deleted), so every assignment
+    that places the kept tasks as ``assignment`` does has makespan >= ``target``.
+    Tasks on the least loaded slices are tried first; at most a quarter of
+    the time left is spent.
+    """
+    gpu = problem.gpu
+    load = defaultdict(float)
+    for t in problem.tasks:
+        for k in assignment[t.name].slices:
+            load[k] += t.times[assignment[t.name].size]
+    order = sorted(problem.tasks, key=lambda t: (max(load[k] for k in assignment[t.name].slices), t.name))
+    kept = {t.name for t in problem.tasks}
+    remaining = deadline.remaining()
+    budget = Deadline(None if remaining is None else remaining / 4)
+    for t in order:
+        if budget.expired():
+            break
+        rest = [u for u in problem.tasks if u.name in kept and u.name != t.name]
+        if not rest:
+            break
+        sub = Problem(gpu, rest)
+        mine = {u.name: assignment[u.name] for u in rest}
+        tree = _checked(sub, tree_plans(sub, mine, budget))
+        if tree.makespan < target * (1 - TOLERANCE):
+            continue  # the rest already has a shorter schedule
+        res = solve_cpsat(sub, deadline=Deadline(budget.remaining()), incumbent=tree, hint=tree, workers=workers,
+                          relax=False, fix_assignment=True, seed=seed)
+        if res.lower_bound >= target:
+            kept.discard(t.name)
+    return kept
+
+
+def _benders(problem: ProblemLike, master: _Model, run: _MasterRun, scale: Scale, lb: float,
+             best: mig.Schedule, deadline: Deadline, workers, seed, info: dict) -> tuple[float, mig.Schedule]:
+    """Close the gap left by the assignment relaxation by logic-based Benders decomposition.
+
+    Hooker & Ottosson, "Logic-based Benders decomposition", Math. Programming
+    96 (2003), with the relaxation as master (which task on which placement)
+    and the session model with that assignment fixed as subproblem (its exact
+    optimum: sessions, operations, channel). While the master is proven
+    optimal with assignment A whose best schedule is longer than the master's
+    value, the cut "assignment A => makespan >= the subproblem's bound"
+    is added and the master solved again. Every schedule with assignment A is
+    at least that long, so the master stays a relaxation of the MIG problem
+    and its bound stays valid; when the master proves a value that a
+    subproblem schedule reaches, that schedule is optimal (``docs/models/mig_cpsat.md``,
+    "Benders loop"). Returns the new bound (seconds) and the best schedule.
+    """
+    steps = info.setdefault("benders", [])
+    while run.status == "OPTIMAL" and run.assignment is not None and not deadline.expired():
+        if best.makespan - lb <= TOLERANCE * best.makespan:
+            break
+        tree = _checked(problem, tree_plans(problem, run.assignment, deadline))
+        remaining = deadline.remaining()
+        sub = Deadline(remaining if remaining is None else remaining / 2)
+        fixed = solve_cpsat(problem, deadline=sub, incumbent=tree, hint=tree, workers=workers, lower_bound=lb,
+                            relax=False, fix_assignment=True, seed=seed)
+        if fixed.schedule.makespan < best.makespan:
+            best = fixed.schedule
+        cut = scale.units(fixed.lower_bound)
+        steps.append({"master": run.status, "master_bound": scale.bound(run.units), "fixed": str(fixed.status),
+                      "fixed_objective": fixed.objective, "fixed_bound": fixed.lower_bound})
+        if run.objective is None or cut <= run.objective or best.makespan - lb <= TOLERANCE * best.makespan:
+            break  # a cut that would not move the master (an unproven subproblem) ends the loop
+        kept = _deletion_filter(problem, run.assignment, fixed.lower_bound, deadline, workers, seed)
+        steps[-1]["cut_tasks"] = len(kept)
+        master.model.add(master.makespan >= cut).only_enforce_if([run.literals[nm] for nm in sorted(kept)])
+        cpsat.set_hints(master.model, [(lit, 1) for lit in run.literals.values()])
+        remaining = deadline.remaining()
+        if remaining is not None and remaining <= 0:
+            break
+        run = _solve_master(master, problem, scale.units(lb), math.inf if remaining is None else remaining,
+                            workers, seed)
+        lb = max(lb, min(best.makespan, scale.bound(run.units)))
+        steps[-1]["next_master"] = run.status
+    return lb, best
 
 
 @known_options
@@ -573,9 +679,9 @@ def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | 
     R = choose_resolution(problem, lb, upper)
     scale = Scale.of(problem, R)
     horizon = math.floor(upper * R + scale.excess) + 1
-    units, _ = _relaxation_bound(problem, scale, scale.units(lb), horizon, deadline, math.inf, workers, seed,
-                                 True, {}, share=1.0)
-    return max(lb, scale.bound(units))
+    _, run = _relaxation_bound(problem, scale, scale.units(lb), horizon, deadline, math.inf, workers, seed,
+                               True, {}, share=1.0)
+    return max(lb, scale.bound(run.units))
 
 
 @known_options
@@ -583,7 +689,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
                 workers: int | None = None, lower_bound: float = 0.0, info: dict[str, Any] | None = None,
                 resolution: float | None = None, symmetry: bool = True, redundant: bool = True,
                 dominance: bool = True, model: str = "auto", relax: bool = True, relax_time: float = 40.0,
-                relax_share: float = 2 / 3,
+                relax_share: float = 2 / 3, benders: bool = True,
                 fix_assignment: bool = False, log: bool = False, seed: int = 0) -> Result:
     """Solve a non-empty MIG problem or workload with CP-SAT (called by :func:`milp.mig.solve`).
 
@@ -612,6 +718,10 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
         With reconfiguration, first solve the assignment relaxation for at
         most ``relax_time`` s and ``relax_share`` of the time left, for its
         bound and its assignment.
+    benders
+        When the relaxation is proven but no schedule meets its bound, close
+        the gap by logic-based Benders cuts (:func:`_benders`) before the
+        session model.
     fix_assignment
         Fix every task to its placement in ``hint``.
     log, seed
@@ -643,8 +753,9 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             own = {st.task: st.placement for st in (hint if fix_assignment else best).tasks}
             if not fix_assignment:
                 own = improve_assignment(problem, own, deadline)
-            lb_units, assignment = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time,
-                                                     workers, seed, symmetry, info, share=relax_share)
+            master, master_run = _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time,
+                                                   workers, seed, symmetry, info, share=relax_share)
+            lb_units, assignment = master_run.units, master_run.assignment
             lb = max(lb, scale.bound(lb_units))
             # the relaxation's assignment and the incumbent's, improved by local search and
             # sequenced along the tree: often meets the relaxation's bound
@@ -657,6 +768,10 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
                 if tree.makespan < best.makespan:
                     best = tree
                     horizon = math.floor(best.makespan * R + scale.excess) + 1
+            if benders and not fix_assignment:
+                lb, best = _benders(problem, master, master_run, scale, lb, best, deadline, workers, seed, info)
+                lb_units = max(lb_units, scale.units(lb))
+                horizon = math.floor(best.makespan * R + scale.excess) + 1
             if best.makespan - lb <= TOLERANCE * best.makespan:
                 info["skipped_session_model"] = True
                 break
