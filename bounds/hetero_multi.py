@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Expired, Network, deflected, tardiness_costs
+from bounds.hetero_ti import INF, Expired, Network, StepScale, deflected, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
 __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
@@ -231,7 +231,7 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
             mu[i] = START_SCALE * (W[i] * max(0, C - D[i]) + (x.end - x.start) * R * late_after)
             if C > D[i]:
                 late_after += W[i]
-    best, lam, stall, evals, reduced = -INF, float(step), 0, 0, True   # networks built capped at theta
+    rule, evals, reduced = StepScale(step, patience), 0, True   # networks built capped at theta
     since = 0
     d_prev = None
     while evals < max_iter:
@@ -240,17 +240,11 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
         L, cnt, per = evaluate(mu)
         evals += 1
         if not math.isfinite(L):
-            best = INF
+            rule.best = INF
             break
-        if L > best + 1e-9 * max(1.0, abs(L)):
-            best, stall = L, 0
+        if rule.record(L):
             since += 1
-        else:
-            stall += 1
-            if stall >= patience:
-                lam *= 0.5
-                stall = 0
-        if best > theta or lam < 1e-4:
+        if rule.best > theta or rule.scale < 1e-4:
             break
         if evals == 1 or since >= 8:
             since = 0
@@ -270,7 +264,8 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
         if not g.any():
             break
         dvec = d_prev = deflected(g, d_prev)
-        mu = mu + lam * (ub - L) / float(dvec @ dvec) * dvec
+        mu = mu + rule.scale * (ub - L) / float(dvec @ dvec) * dvec
+    best = rule.best
     model = min(best, ub) if (reduced or best > theta) else best
     if best > theta:
         model = ub

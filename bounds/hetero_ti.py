@@ -804,6 +804,34 @@ def deflected(g: np.ndarray, d_prev: np.ndarray | None, deflection: float = 1.0)
     return g if float(d @ d) < 1e-9 * float(g @ g) else d
 
 
+class StepScale:
+    """The best bound of a multiplier search and its step scale, halved after ``patience`` passes without a better one.
+
+    Examples
+    --------
+    >>> r = StepScale(1.5, patience=2)
+    >>> [r.record(L) for L in (1.0, 2.0, 2.0, 1.5)], r.best, r.scale
+    ([True, True, False, False], 2.0, 0.75)
+    """
+
+    def __init__(self, step: float, patience: int) -> None:
+        self.best = -INF
+        self.scale = float(step)
+        self.patience = patience
+        self.stall = 0
+
+    def record(self, L: float) -> bool:
+        """Note the bound ``L`` of one pass; True when it is a new best."""
+        if L > self.best + 1e-9 * max(1.0, abs(L)):
+            self.best, self.stall = L, 0
+            return True
+        self.stall += 1
+        if self.stall >= self.patience:
+            self.scale *= 0.5
+            self.stall = 0
+        return False
+
+
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
              mu0: np.ndarray | None = None, deflection: float = 1.0) -> Relaxation:
@@ -841,12 +869,12 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         mu = initial_multipliers(net, sequence)
     else:
         mu = np.zeros(n)
-    best, best_mu, best_path = -INF, mu.copy(), []
+    best_mu, best_path = mu.copy(), []
     reduced = net.capped   # built without the nodes dearer than a schedule: capped like an elimination
-    since = stall = 0
+    since = 0
     trace = []
     evals = 0
-    lam = float(step)
+    rule = StepScale(step, patience)
     d_prev = None
     t_pass = t_elim = 0.0
     while evals < max_iter:
@@ -859,19 +887,13 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         t_pass = time.perf_counter() - now
         L = fw.bound
         if not math.isfinite(L):            # no path left: every schedule costs more than theta
-            best, best_mu, best_path = INF, mu.copy(), []
+            rule.best, best_mu, best_path = INF, mu.copy(), []
             break
-        if L > best + 1e-9 * max(1.0, abs(L)):
-            best, best_mu, best_path = L, mu.copy(), path
-            stall = 0
+        if rule.record(L):
+            best_mu, best_path = mu.copy(), path
             since += 1
-        else:
-            stall += 1
-            if stall >= patience:
-                lam *= 0.5
-                stall = 0
-        trace.append(best)
-        if best > theta or lam < 1e-4:
+        trace.append(rule.best)
+        if rule.best > theta or rule.scale < 1e-4:
             break
         if eliminate_every and (evals == 1 or since >= eliminate_every):
             since = 0
@@ -888,7 +910,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         if not g.any():   # the relaxed path is a schedule: its cost L is optimal
             break
         dvec = d_prev = deflected(g, d_prev, deflection)
-        mu = mu + lam * (upper - L) / float(dvec @ dvec) * dvec
+        mu = mu + rule.scale * (upper - L) / float(dvec @ dvec) * dvec
+    best = rule.best
     bound = best if not reduced else min(best, upper)
     if reduced and best > theta:
         bound = upper
