@@ -33,7 +33,7 @@ from instances import mig
 from instances import options as opt
 from instances.errors import InstanceError, OptionError
 from instances.mig_problem import Problem, Workload
-from instances.mig_retime import plan_from_schedule
+from instances.mig_retime import TimedPlan, plan_from_runs, plan_from_schedule, retime_order
 from instances.mig_schedule import Schedule
 from milp.mig_plans import checked, serial_on_root
 from milp.result import TOLERANCE, Result
@@ -81,6 +81,16 @@ def _backend_options(backend: str, options: dict[str, Any]) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
                 raise OptionError(f"must be an integer >= 0, got {value!r}", field=name)
     return out
+
+
+def _start_plan(problem: Union[Problem, Workload], hint: Schedule) -> TimedPlan:
+    """The hint re-timed: its own session and channel order, or, when those contradict each other (an
+    infeasible hint, e.g. every task at time 0), its placements run in the order of its start times."""
+    try:
+        return plan_from_schedule(problem, hint)
+    except ValueError:
+        order = [(st.task, st.placement) for st in sorted(hint.tasks, key=lambda st: (st.start, st.task))]
+        return plan_from_runs(problem, retime_order(problem, order).schedule.tasks)
 
 
 def _check_hint(problem: Union[Problem, Workload], hint: Any) -> Schedule | None | bool:
@@ -210,7 +220,7 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
     if options.get("fix_assignment") and hint is None:
         raise OptionError(f"fix_assignment needs a hint schedule; {info['hint']}", field="fix_assignment")
     # the best schedule known before any model runs: the re-timed hint, else all tasks in turn on the whole GPU
-    incumbent = checked(problem, plan_from_schedule(problem, hint).schedule if hint is not None
+    incumbent = checked(problem, _start_plan(problem, hint).schedule if hint is not None
                         else serial_on_root(problem).schedule, "the re-timed starting schedule")
     if hint is not None and hint.makespan < incumbent.makespan and not mig.check(problem, hint):
         incumbent = hint

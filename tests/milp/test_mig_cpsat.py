@@ -385,3 +385,53 @@ def test_benders_bound_never_exceeds_the_optimum(gpu, n, seed):
     assert alone.lower_bound <= res.objective * (1 + TOLERANCE)
     if res.status is Status.OPTIMAL and alone.status is Status.OPTIMAL:
         assert abs(alone.objective - res.objective) <= 2 * TOLERANCE * res.objective
+
+
+def test_strengthened_cut_holds_for_other_placements_of_the_dropped_tasks():
+    # the deletion filter keeps only the tasks whose placements force the cut's value: every way of
+    # placing the dropped tasks elsewhere must still give schedules at least that long
+    import random
+
+    from instances.options import Deadline
+    from milp.mig_cpsat import _deletion_filter, improve_assignment
+
+    p = mig.generate(n=8, gpu="A30", seed=24)
+    opt = solve_cpsat(p, time_limit=30, workers=2)
+    assert opt.status is Status.OPTIMAL
+    # a good assignment whose best schedule is the optimum: the filter must keep enough tasks to force it
+    assignment = {st.task: st.placement for st in opt.schedule.tasks}
+    assignment = improve_assignment(p, assignment, Deadline(5))
+    fixed = solve_cpsat(p, time_limit=30, workers=2, hint=mig.Schedule(p.gpu.name, [
+        mig.ScheduledTask(t.name, assignment[t.name], 0.0, t.times[assignment[t.name].size]) for t in p.tasks]),
+        fix_assignment=True, relax=False)
+    assert fixed.status is Status.OPTIMAL
+    target = fixed.lower_bound
+    kept = _deletion_filter(p, assignment, target, Deadline(30), 2, 0)
+    dropped = [t for t in p.tasks if t.name not in kept]
+    assert kept and dropped  # the cut is stronger than a no-good on all eight tasks
+    rng = random.Random(0)
+    for _ in range(4):
+        other = dict(assignment)
+        for t in dropped:
+            other[t.name] = rng.choice([q for q in p.gpu.placements if q.size in t.times])
+        hint = mig.Schedule(p.gpu.name, [mig.ScheduledTask(t.name, other[t.name], 0.0, t.times[other[t.name].size])
+                                         for t in p.tasks])
+        res = solve_cpsat(p, time_limit=30, workers=2, hint=hint, fix_assignment=True, relax=False)
+        assert res.status is Status.OPTIMAL
+        assert res.objective >= target * (1 - TOLERANCE)
+
+
+@pytest.mark.parametrize("backend", ["cpsat", "highs"])
+def test_a_hint_that_only_names_placements_is_accepted(backend):
+    # the documented promise of `hint`: re-timed, so it need only name a placement for every task; with every
+    # task at time 0 its session order is cyclic, and the placements are run in start order instead
+    p = mig.generate(n=6, gpu="A30", seed=24)
+    g = p.gpu
+    hint = mig.Schedule(g.name, [mig.ScheduledTask(t.name, g.placement(1, k % 4), 0.0, t.times[1])
+                                 for k, t in enumerate(p.tasks)])
+    res = milp_mig.solve(p, backend=backend, time_limit=20, workers=2, hint=hint)
+    _check(p, res, True)
+    fixed = solve_cpsat(p, time_limit=20, workers=2, hint=hint, fix_assignment=True, relax=False)
+    _check(p, fixed, True)
+    assert {st.task: st.placement for st in fixed.schedule.tasks} == {st.task: st.placement for st in hint.tasks}
+    assert res.objective <= fixed.objective * (1 + TOLERANCE)
