@@ -17,7 +17,7 @@ from instances import gpus, mig
 ROOT = Path(__file__).resolve().parents[2]
 TINY = compare.Config(n=4, instances=2, time_limit=10.0, workers=1)
 README_HEADER = ("| method | mean /OPT | worst /OPT | mean /area bound | OPT proven | unproven: /OPT within "
-                 "| mean time (ms) |")
+                 "| mean time (ms) | median time (ms) |")
 
 
 @pytest.mark.parametrize("argv", [
@@ -103,7 +103,7 @@ def test_a_method_that_raises_is_reported_failed_not_hidden(monkeypatch, capsys)
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("| method |"))
     assert header.endswith("| failed |")
-    assert any(line.startswith("| broken | - | - | - | 0/2 | - | - | 2/2 |") for line in out.splitlines())
+    assert any(line.startswith("| broken | - | - | - | 0/2 | - | - | - | 2/2 |") for line in out.splitlines())
     assert any(line.startswith("| infeasible |") and line.endswith("| 2/2 |") for line in out.splitlines())
     assert any(line.startswith("| FAR |") and line.endswith("| 0/2 |") for line in out.splitlines())
     assert "- broken: 2/2, first: instance 0: ERROR: RuntimeError: deliberately broken" in out
@@ -115,8 +115,8 @@ def test_markdown_is_exactly_the_readme_table(capsys):
                          "--markdown", "--quiet"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0] == README_HEADER
-    assert lines[1] == "|---|---|---|---|---|---|---|"
-    assert all(line.startswith("| ") and line.endswith(" |") and line.count("|") == 8 for line in lines[2:])
+    assert lines[1] == "|---|---|---|---|---|---|---|---|"
+    assert all(line.startswith("| ") and line.endswith(" |") and line.count("|") == 9 for line in lines[2:])
     assert [line.split(" | ")[0][2:] for line in lines[2:]] == \
            list(mig_heuristics.METHODS) + ["OPT (CP-SAT, with reconfiguration)",
                                            "lower bound (bounds.mig.lower_bound)", "area bound (FAR paper, Sec. 6.4)"]
@@ -212,3 +212,17 @@ def test_unproven_instances_are_never_averaged_as_optima():
     assert s["FAR"]["mean_ratio_opt"] == pytest.approx(1.1) == s["FAR"]["worst_ratio_opt"]
     assert s["FAR"]["unproven_ratio_low"] == pytest.approx(1.5)
     assert s["FAR"]["unproven_ratio_high"] == pytest.approx(3.0)
+
+
+def test_mean_and_median_time_over_every_solve():
+    # the exact row's median is the typical time to proof: one slow solve moves the mean, not the median
+    def res(i, secs):
+        row = {"instance": i, "opt_proven": True, "feasible": True, "time_s": secs, "status": "OPTIMAL",
+               "method": "OPT", "kind": "exact", "makespan": 10.0, "ratio_area": 1.0, "ratio_opt": 1.0,
+               "ratio_opt_low": 1.0, "ratio_opt_high": 1.0}
+        return {"index": i, "rows": [row], "schedules": {}}
+
+    (s,) = compare.summarise([res(0, 1.0), res(1, 2.0), res(2, 30.0)])
+    assert s["mean_time_s"] == pytest.approx(11.0) and s["median_time_s"] == pytest.approx(2.0)
+    (even,) = compare.summarise([res(0, 1.0), res(1, 3.0)])
+    assert even["median_time_s"] == pytest.approx(2.0)
