@@ -11,8 +11,8 @@ OPT, the mean ratio to the FAR paper's baseline (the area bound of Sec.
 6.4), how many optima were proven and the mean and median planning time (per
 instance the median of 3 runs for a heuristic, the one solve for OPT; for
 OPT the median is the typical time to proof, which one slow instance does
-not move). A method added
-to the registry gets its row without any change here.
+not move). A method added to the registry gets its row without any change
+here.
 
 Ratios to OPT use only instances whose optimum was *proven*. For the others the
 solver's best makespan U and best valid lower bound L (the larger of the
