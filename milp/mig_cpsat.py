@@ -295,11 +295,18 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
                     for q in over:  # a slice no used placement covers has no sessions
                         m.add_bool_or(last).only_enforce_if(used[q.key()])
                     load[k] += [-td[q.size] * f for q, f in zip(over, last)]
+                    first = [m.new_bool_var(f"first{k}_{q.name}") for q in over]
+                    # first and last on the slice with another used placement between: a second session
+                    for q, f, lst in zip(over, first, last):
+                        again = m.new_bool_var(f"again{k}_{q.name}")
+                        for r in over:
+                            if r != q:
+                                m.add_bool_or([f.Not(), lst.Not(), used[r.key()].Not(), again])
+                        load[k].append((tc[q.size] + td[q.size]) * again)
                 r0k = r0
                 m.add(r0k + sum(load[k]) <= makespan)
                 if over:
                     a = m.new_int_var(0, horizon, f"a{k}")
-                    first = [m.new_bool_var(f"first{k}_{q.name}") for q in over]
                     m.add_at_most_one(first)
                     for q, f in zip(over, first):
                         c = create[q.key()][0]

@@ -14,6 +14,10 @@ every slice k, with the used placements covering k:
   starts empty, so every session on k lies after the first create on k;
 * the creates ``[c_q, c_q + t_create(q))`` of the used placements never
   overlap (rule 4: one channel), ordered by a binary per pair;
+* a placement that is both first and last on slice k while another used
+  placement covers k has a second session there (the other one lies
+  between): ``again[k,q] >= first[k,q] + last[k,q] + u[r] - 2`` adds one
+  more create and destroy of it to ``load_k``;
 * the creates fit before the last task ends: ``sum_q t_create(q) u[q] +
   (shortest task) <= C``.
 
@@ -71,7 +75,7 @@ def add_symmetry(m: pe.ConcreteModel, gpu: GPUSpec, P: Sequence[Placement], Pi: 
 
 @known_options
 def build_assignment_model(problem: Problem, horizon: float, lower_bound: float = 0.0,
-                           channel: bool = True) -> pe.ConcreteModel:
+                           channel: bool = True, sandwich: bool = True) -> pe.ConcreteModel:
     """The assignment relaxation (module docstring) in the problem's own time units.
 
     ``horizon`` bounds the makespan (the makespan of a known schedule);
@@ -114,16 +118,21 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
     m.assign = pe.Constraint(range(n), rule=lambda _, i: sum(m.x[i, q] for q in Pi[i]) == 1)
     m.used = pe.Constraint(m.IP, rule=lambda _, i, q: m.x[i, q] <= m.u[q])
     m.used_only = pe.Constraint(m.Q, rule=lambda _, q: m.u[q] <= sum(m.x[i, q] for i in range(n) if (i, q) in dur))
+    # again[k, q]: placement q has a second session on slice k (it is first and last there, another used
+    # placement lies between)
+    m.again = pe.Var(m.KQ, bounds=(0.0, 1.0))
     m.marks = pe.ConstraintList()
     m.slice_load = pe.ConstraintList()
     for k, qs in over.items():
-        for mark in (m.last, m.first) if channel else (m.last,):
+        for mark in (m.last, m.first) if channel or sandwich else (m.last,):
             m.marks.add(sum(mark[k, q] for q in qs) <= 1)
             for q in qs:
                 m.marks.add(mark[k, q] <= m.u[q])
                 m.marks.add(sum(mark[k, q2] for q2 in qs) >= m.u[q])  # one mark once the slice has a session
+        for q, r in itertools.permutations(qs, 2) if sandwich else ():
+            m.marks.add(m.again[k, q] >= m.first[k, q] + m.last[k, q] + m.u[r] - 2)
         load = (sum(dur[i, q] * m.x[i, q] for q in qs for i in range(n) if (i, q) in dur)
-                + sum((tc[q] + td[q]) * m.u[q] - td[q] * m.last[k, q] for q in qs))
+                + sum((tc[q] + td[q]) * (m.u[q] + m.again[k, q]) - td[q] * m.last[k, q] for q in qs))
         m.slice_load.add(load <= m.C)
         for q in qs if channel else ():
             m.slice_load.add(m.c[q] + load <= m.C + T * (1 - m.first[k, q]))
@@ -148,7 +157,7 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
     The assignment is first mapped by the GPU's symmetries onto the form the
     model keeps. The creates run back to back, placements covering the most
     loaded slices first; on every slice the placement with the longest destroy is the last
-    one. Returns ``False`` (and loads nothing) when the solution's makespan
+    one (among those other than the first one, when there are others). Returns ``False`` (and loads nothing) when the solution's makespan
     exceeds the model's horizon.
     """
     meta = m._meta
@@ -172,6 +181,12 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
     for q in order:
         c[q], clock = clock, clock + tc[q]
     first = {k: min((q for q in over[k] if q in work), key=lambda q: c[q]) for k in load}
+    # the session left standing on a slice: the longest destroy, but not the first one's when there are others
+    last = {}
+    for k in load:
+        mine = [q for q in over[k] if q in work]
+        last[k] = max([q for q in mine if q != first[k]] or mine, key=lambda r: (td[r], -r))
+        load[k] = sum(work[q] + tc[q] + td[q] for q in mine) - td[last[k]]
     makespan = max([load[k] + c[first[k]] for k in load] + [clock + meta["shortest"]])
     if makespan > m.C.ub:
         return False
@@ -181,9 +196,9 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
         m.u[q].set_value(int(q in work))
         m.c[q].set_value(c.get(q, 0.0))
     for (k, q) in m.KQ:
-        mine = [r for r in over[k] if r in work]
-        m.last[k, q].set_value(int(bool(mine) and q == max(mine, key=lambda r: (td[r], -r))))
+        m.last[k, q].set_value(int(k in last and last[k] == q))
         m.first[k, q].set_value(int(k in first and first[k] == q))
+        m.again[k, q].set_value(0)
     for (q, r) in m.PAIRS:
         m.o[q, r].set_value(int(c.get(q, 0.0) <= c.get(r, 0.0)))
     m.C.set_value(max(makespan, m.C.lb))

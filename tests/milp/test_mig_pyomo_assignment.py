@@ -59,3 +59,34 @@ def test_not_for_workloads_or_static_gpus():
     p = mig.generate(n=3, gpu="A30", seed=1)
     with pytest.raises(ValueError):
         build_assignment_model(p.without_reconfiguration(), horizon=100.0)
+
+
+def test_a_placement_first_and_last_on_a_slice_pays_a_second_session():
+    # A100 n = 6 seed 28: without the again[k, q] rows the relaxation's optimum (18.1606) has a placement
+    # marked first and last on a slice another used placement covers, which one session cannot do; with
+    # them it is 18.1706, the CP-SAT relaxation agrees, and both stay below the optimum (18.3042)
+    from milp import Status, solve_optimal
+    from milp.highs import solve_highs
+    from milp.mig_cpsat import relaxation_bound
+
+    p = mig.generate(n=6, gpu="A100", seed=28)
+    exact = solve_optimal(p, backend="cpsat", time_limit=60, workers=2)
+    assert exact.status is Status.OPTIMAL and mig.check(p, exact.schedule) == []
+    weak, strong = (solve_highs(build_assignment_model(p, horizon=2 * exact.objective, sandwich=sandwich), 60,
+                                rel_gap=1e-9) for sandwich in (False, True))
+    assert weak.optimal and strong.optimal
+    assert weak.objective < strong.objective - 5e-3
+    assert strong.objective <= exact.objective + 1e-6
+    assert relaxation_bound(p, time_limit=20, workers=2) == pytest.approx(strong.objective, abs=1e-5)
+
+
+@pytest.mark.slow
+def test_highs_proves_the_instance_the_second_session_rows_closed():
+    # A100 n = 12 MixedScaling/WideTimes seed 5: the relaxation stopped at 71.2728 without the again rows
+    # and HiGHS left the instance open after 60 s; with them HiGHS proves 71.2739 (CP-SAT's optimum)
+    from milp import solve_optimal
+
+    p = mig.generate(n=12, gpu="A100", workload="MixedScaling", times="WideTimes", seed=5)
+    res = solve_optimal(p, backend="highs", time_limit=120, workers=2)
+    assert mig.check(p, res.schedule) == []
+    assert res.proven and res.objective == pytest.approx(71.2739, abs=1e-4)
