@@ -72,8 +72,8 @@ def test_a_placement_first_and_last_on_a_slice_pays_a_second_session():
     p = mig.generate(n=6, gpu="A100", seed=28)
     exact = solve_optimal(p, backend="cpsat", time_limit=60, workers=2)
     assert exact.status is Status.OPTIMAL and mig.check(p, exact.schedule) == []
-    weak, strong = (solve_highs(build_assignment_model(p, horizon=2 * exact.objective, sandwich=sandwich), 60,
-                                rel_gap=1e-9) for sandwich in (False, True))
+    weak, strong = (solve_highs(build_assignment_model(p, horizon=2 * exact.objective, second_sessions=rows), 60,
+                                rel_gap=1e-9) for rows in (False, True))
     assert weak.optimal and strong.optimal
     assert weak.objective < strong.objective - 5e-3
     assert strong.objective <= exact.objective + 1e-6
