@@ -459,7 +459,8 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
 
     On one machine with a common arrival this runs
     :func:`heuristics.hetero_dynasearch.iterated_dynasearch` (``kick``
-    default (2, 5) random swaps, ``restart`` default 40, a fresh walk from a
+    default (2, 5) random swaps of jobs at most 20 positions apart,
+    ``restart`` default 40, a fresh walk from a
     randomised ATC order after 120 kicks without progress); otherwise the
     giant-tour search below (``kick`` default (4, 8), ``restart`` 50).
 

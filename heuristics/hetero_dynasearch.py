@@ -22,8 +22,8 @@ kicked positions can gain (the others see the same jobs from the same start
 time as at the local minimum), so only that block is priced.
 
 Iterated dynasearch (Congram et al., Sec. 3): descend with dynasearch steps
-to a local minimum, then *kick* it with a few random swaps of nearby jobs and
-descend again; accept the new local minimum when it is no worse, and go back
+to a local minimum, then *kick* it with a few random swaps of jobs at most 20
+positions apart and descend again; accept the new local minimum when it is no worse, and go back
 to the best one after a run of failures (their backtracking). Ours adds
 restarts: after a longer run of kicks without a new best the walk starts
 over from a randomised apparent-tardiness-cost order (the global best is
@@ -349,7 +349,7 @@ def _random_atc(p, w, d, start: float, rng: np.random.Generator) -> np.ndarray:
 
 def iterated_dynasearch(p, w, d, *, start: float = 0.0, time_limit: float | None = 1.0,
                         max_iter: int | None = None, seed: int = 0, kick: tuple[int, int] = (2, 5),
-                        reach: int = 6, restart: int = 40, target: float | None = None,
+                        reach: int = 20, restart: int = 40, target: float | None = None,
                         initial=None, stall: int | None = 120) -> tuple[np.ndarray, float]:
     """Iterated dynasearch (see the module docstring); returns ``(sequence, cost)``.
 
@@ -362,9 +362,14 @@ def iterated_dynasearch(p, w, d, *, start: float = 0.0, time_limit: float | None
     time_limit, max_iter
         Stop after this many seconds / kicks (``None``: no limit on that count;
         with ``time_limit=None`` a run is deterministic for a seed).
-    kick
+    kick, reach
         A kick makes ``kick[0]..kick[1]`` random swaps of jobs at most
-        ``reach`` positions apart.
+        ``reach`` positions apart. With swaps at most 6 apart the descent
+        after a kick mostly undid it and some instances kept every run in
+        the same basin (one 0.63 % above the best value at 1 s and at 3 s);
+        at 20 apart, n = 100, 1 s, on generator seeds not used in tuning
+        (202 and 303, two run seeds each) the long-run values were reached
+        on 99 of 100 runs against 93 of 100 with 6.
     restart
         Kicks without a new best of the walk after which the walk returns to
         its best.
