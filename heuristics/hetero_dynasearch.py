@@ -23,12 +23,13 @@ time as at the local minimum), so only that block is priced.
 
 Iterated dynasearch (Congram et al., Sec. 3): descend with dynasearch steps
 to a local minimum, then *kick* it with a few random swaps of jobs at most 20
-positions apart and descend again; accept the new local minimum when it is no worse, and go back
-to the best one after a run of failures (their backtracking). Ours adds
-restarts: after a longer run of kicks without a new best the walk starts
-over from a randomised apparent-tardiness-cost order (the global best is
-kept), which at n = 100 found the best values more often in the same time
-than one long walk, which stays in the first deep basin it reaches.
+positions apart and descend again; accept the new local minimum when it is
+no worse, and go back to the best one after a run of failures (their
+backtracking). Ours adds restarts: after a longer run of kicks without a
+new best the walk starts over from a randomised apparent-tardiness-cost
+order (the global best is kept), which at n = 100 found the best values
+more often in the same time than one long walk, which stays in the first
+deep basin it reaches.
 
 Examples
 --------

@@ -123,7 +123,7 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
     m.used_only = pe.Constraint(m.Q, rule=lambda _, q: m.u[q] <= sum(m.x[i, q] for i in range(n) if (i, q) in dur))
     # again[k, q]: placement q has a second session on slice k (it is first and last there, another used
     # placement lies between)
-    m.again = pe.Var(m.KQ, bounds=(0.0, 1.0))
+    m.again = pe.Var(m.KQ, bounds=(0.0, 1.0 if second_sessions else 0.0))
     m.marks = pe.ConstraintList()
     m.slice_load = pe.ConstraintList()
     for k, qs in over.items():
@@ -159,9 +159,10 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
 
     The assignment is first mapped by the GPU's symmetries onto the form the
     model keeps. The creates run back to back, placements covering the most
-    loaded slices first; on every slice the placement with the longest destroy is the last
-    one (among those other than the first one, when there are others). Returns ``False`` (and loads nothing) when the solution's makespan
-    exceeds the model's horizon.
+    loaded slices first; on every slice the placement with the longest
+    destroy is the last one (among those other than the first one, when
+    there are others). Returns ``False`` (and loads nothing) when the
+    solution's makespan exceeds the model's horizon.
     """
     meta = m._meta
     P, tasks, dur, tc, td, over = meta["P"], meta["tasks"], meta["dur"], meta["tc"], meta["td"], meta["over"]
