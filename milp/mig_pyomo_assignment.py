@@ -174,23 +174,20 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
     on = {i: pidx[assignment[t.name].key()] for i, t in enumerate(tasks)}
     used = sorted(set(on.values()))
     work = {q: sum(dur[i, q] for i, r in on.items() if r == q) for q in used}
-    load = {}
-    for k, qs in over.items():
-        mine = [q for q in qs if q in work]
-        if mine:
-            load[k] = sum(work[q] + tc[q] + td[q] for q in mine) - max(td[q] for q in mine)
-    heaviest = {q: max(load[k] for k in load if k in P[q].slices) for q in used}
+    mine = {k: [q for q in qs if q in work] for k, qs in over.items()}
+    mine = {k: qs for k, qs in mine.items() if qs}       # the slices with a session
+    full = {k: sum(work[q] + tc[q] + td[q] for q in qs) for k, qs in mine.items()}
+    # the creates' order: placements covering the most loaded slices first (longest destroy left standing)
+    heaviest = {q: max(full[k] - max(td[r] for r in qs) for k, qs in mine.items() if k in P[q].slices)
+                for q in used}
     order = sorted(used, key=lambda q: (-heaviest[q], q))
     c, clock = {}, 0.0
     for q in order:
         c[q], clock = clock, clock + tc[q]
-    first = {k: min((q for q in over[k] if q in work), key=lambda q: c[q]) for k in load}
+    first = {k: min(qs, key=lambda q: c[q]) for k, qs in mine.items()}
     # the session left standing on a slice: the longest destroy, but not the first one's when there are others
-    last = {}
-    for k in load:
-        mine = [q for q in over[k] if q in work]
-        last[k] = max([q for q in mine if q != first[k]] or mine, key=lambda r: (td[r], -r))
-        load[k] = sum(work[q] + tc[q] + td[q] for q in mine) - td[last[k]]
+    last = {k: max([q for q in qs if q != first[k]] or qs, key=lambda r: (td[r], -r)) for k, qs in mine.items()}
+    load = {k: full[k] - td[last[k]] for k in mine}
     makespan = max([load[k] + c[first[k]] for k in load] + [clock + meta["shortest"]])
     if makespan > m.C.ub:
         return False
