@@ -435,3 +435,42 @@ def test_a_hint_that_only_names_placements_is_accepted(backend):
     _check(p, fixed, True)
     assert {st.task: st.placement for st in fixed.schedule.tasks} == {st.task: st.placement for st in hint.tasks}
     assert res.objective <= fixed.objective * (1 + TOLERANCE)
+
+
+def test_benders_resumes_an_assignment_whose_cut_was_too_weak(monkeypatch):
+    # a subproblem that stops early cuts the master only with the bound it reached; when the master
+    # returns the same assignment again, its subproblem must resume from that bound and schedule (not
+    # start over) and the loop must still prove the optimum. The first subproblem of every assignment is
+    # made to stop early: its bound is cut to a third of the way from the master's value to its own.
+    import milp.mig_cpsat as mc
+    from milp.result import Result
+
+    p = mig.generate(n=8, gpu="A30", seed=24)
+    real = mc.solve_cpsat
+    returned = {}  # assignment -> (bound, schedule) its first subproblem returned
+    resumed = []
+
+    def stalling(problem, **kw):
+        res = real(problem, **kw)
+        if not kw.get("fix_assignment") or "lower_bound" not in kw:
+            return res  # the outer solve, or the deletion filter's solves of subsets
+        key = frozenset((st.task, st.placement.key()) for st in kw["hint"].tasks)
+        if key in returned:
+            bound, schedule = returned[key]
+            resumed.append(kw["lower_bound"] >= bound and kw["incumbent"] is schedule)
+            return res
+        if res.lower_bound <= kw["lower_bound"]:
+            return res
+        weak = kw["lower_bound"] + (res.lower_bound - kw["lower_bound"]) / 3
+        out = Result.from_bounds(res.objective, weak, schedule=res.schedule, backend="cpsat")
+        returned[key] = (weak, out.schedule)
+        return out
+
+    monkeypatch.setattr(mc, "solve_cpsat", stalling)
+    res = solve_cpsat(p, time_limit=60, workers=2)  # the outer call passes through unchanged
+    monkeypatch.undo()
+    assert resumed, "the master never returned an assignment twice"
+    assert all(resumed)
+    assert res.status is Status.OPTIMAL
+    assert mig.check(p, res.schedule) == []
+    assert res.objective == pytest.approx(solve_cpsat(p, time_limit=30, workers=2).objective, rel=2 * TOLERANCE)
