@@ -643,8 +643,12 @@ def _benders(problem: ProblemLike, master: _Model, run: _MasterRun, scale: Scale
         # a first subproblem gets a short budget: most prove in seconds, and one that does not may
         # still cut the master with its bound; an assignment the master returns again (its cut was
         # too weak) resumes from its bound and schedule with half the time left
-        share = remaining if remaining is None else \
-            (remaining / 2 if key in seen else min(remaining / 2, max(3.0, remaining / 8)))
+        if remaining is None:
+            share = None
+        elif key in seen:
+            share = remaining / 2
+        else:
+            share = min(remaining / 2, max(3.0, remaining / 8))
         t0 = deadline.elapsed()
         fixed = solve_cpsat(problem, deadline=Deadline(share), incumbent=tree, hint=tree, workers=workers,
                             lower_bound=max(lb, floor), relax=False, fix_assignment=True, seed=seed)
