@@ -24,10 +24,18 @@ from ortools.sat.python import cp_model
 from instances.errors import SolverError
 from instances.options import Deadline
 
-__all__ = ["DEFAULT_WORKERS", "CpsatRun", "run", "set_hints"]
+__all__ = ["DEFAULT_WORKERS", "SAFE_PARAMETERS", "CpsatRun", "run", "set_hints"]
 
 #: CP-SAT search workers when the caller gives none (the toolkit's reference machines have 2 cores).
 DEFAULT_WORKERS = 2
+
+#: Parameters every solve gets unless the caller overrides them. OR-Tools 9.15's inclusion presolve
+#: (``ProcessAtMostOneAndLinear`` and the inclusion detection it gates) can remove optimal solutions and
+#: then certify a worse optimum (google/or-tools issue 5293, open for 9.15); it did so on the MIG assignment
+#: relaxation (A100 n = 16 MixedScaling/WideTimes p_sup 0.5 seed 3101: OPTIMAL 116.7203 while a solution of
+#: 116.5203 satisfies every constraint; with this limit, or without presolve, 116.5203). A work limit of 0
+#: switches that presolve step off and leaves the rest of presolve on.
+SAFE_PARAMETERS: dict[str, Any] = {"presolve_inclusion_work_limit": 0}
 
 _STATUS = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE", cp_model.INFEASIBLE: "INFEASIBLE",
            cp_model.UNKNOWN: "UNKNOWN"}
@@ -99,6 +107,7 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     parameters
         Further ``SatParameters`` fields, e.g. ``{"symmetry_level": 0}``; a
         list sets a repeated field, e.g. ``{"subsolvers": ["max_lp", "core"]}``.
+        They are applied after :data:`SAFE_PARAMETERS`, so they may override it.
     """
     limit = time_limit.remaining() if isinstance(time_limit, Deadline) else time_limit
     if limit is not None and limit <= 0:
@@ -109,7 +118,7 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     solver.parameters.log_search_progress = bool(log)
     if limit is not None:
         solver.parameters.max_time_in_seconds = float(limit)
-    for name, value in (parameters or {}).items():
+    for name, value in {**SAFE_PARAMETERS, **(parameters or {})}.items():
         if isinstance(value, (list, tuple)):
             field = getattr(solver.parameters, name)
             field.clear()

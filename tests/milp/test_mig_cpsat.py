@@ -308,6 +308,28 @@ def _small_batches(draw):
     return mig.Problem(gpu, tasks)
 
 
+def test_the_relaxation_keeps_its_optimum_under_cpsat_presolve():
+    # OR-Tools 9.15's inclusion presolve certified OPTIMAL 116.7203 for this relaxation although a solution
+    # of 116.5203 satisfies every constraint (google/or-tools issue 5293); milp.cpsat.SAFE_PARAMETERS turns
+    # that presolve step off. 116.5203 is also the instance's optimum, proven by the whole solve.
+    import math
+
+    from milp import cpsat
+    from milp.mig_cpsat import Scale, _build
+
+    p = mig.generate(n=16, gpu="A100", workload="MixedScaling", times="WideTimes", seed=3101, p_sup=0.5)
+    lb = mig_bounds.lower_bound(p)
+    scale = Scale.of(p, 2.0 ** 20)
+    built = _build(p, scale, scale.units(lb), math.floor(122.8 * 2 ** 20) + 1, laminar=False, symmetry=True,
+                   redundant=True, dominance=False, relaxation=True)
+    run = cpsat.run(built.model, time_limit=60, workers=2, seed=0)
+    assert run.status == "OPTIMAL"
+    assert scale.bound(run.objective) == pytest.approx(116.5203, abs=1e-3)
+    res = solve_optimal(p, backend="cpsat", time_limit=60, workers=2)
+    assert res.status is Status.OPTIMAL and mig.check(p, res.schedule) == []
+    assert res.objective == pytest.approx(116.5203, abs=1e-3)
+
+
 @settings(max_examples=12, deadline=None)
 @given(_small_batches())
 def test_relaxation_bound_is_below_the_optimum(p):
@@ -318,8 +340,8 @@ def test_relaxation_bound_is_below_the_optimum(p):
 
     exact = solve_cpsat(p, time_limit=40, workers=2, hint=False, relax=False)
     assert exact.status is Status.OPTIMAL
-    cp = relaxation_bound(p, time_limit=20, workers=2)
-    assert cp <= exact.objective * (1 + 1e-9)
+    cp, cp_converge = (relaxation_bound(p, time_limit=20, workers=2, converge=rows) for rows in (False, True))
+    assert cp <= cp_converge * (1 + 1e-9) and cp_converge <= exact.objective * (1 + 1e-9)
     # the same relaxation written for HiGHS (milp/mig_pyomo_assignment.py): the two optima agree (CP-SAT's
     # bound is its rounded model's less the rounding excess, so at most the true optimum), never above OPT;
     # leaving the create channel out relaxes it further
@@ -327,12 +349,16 @@ def test_relaxation_bound_is_below_the_optimum(p):
     # contract's relative tolerance)
     unit = time_unit(exact.objective)
     horizon = exact.objective / unit * (1 + 1e-9)
-    highs = [solve_highs(build_assignment_model(scaled(p, unit), horizon=horizon, channel=channel), 60,
-                         rel_gap=1e-9) for channel in (True, False)]
+    highs = [solve_highs(build_assignment_model(scaled(p, unit), horizon=horizon, channel=channel, converge=rows),
+                         60, rel_gap=1e-9) for channel, rows in ((True, True), (True, False), (False, True))]
     assert all(out.optimal for out in highs)
-    full_relax, weak_relax = (out.objective * unit for out in highs)
+    full_relax, no_rows, weak_relax = (out.objective * unit for out in highs)
     tol = TOLERANCE * exact.objective
-    assert weak_relax <= full_relax + tol
+    assert weak_relax <= full_relax + tol and no_rows <= full_relax + tol
+    assert full_relax <= exact.objective + tol
+    # the two formulations, written independently, agree with and without the convergence rows
+    assert full_relax == pytest.approx(cp_converge, abs=tol)
+    assert no_rows == pytest.approx(cp, abs=tol)
     assert cp <= full_relax + tol and full_relax <= exact.objective + tol
     assert full_relax - cp <= 2 * tol
     full = solve_cpsat(p, time_limit=40, workers=2, hint=False)
