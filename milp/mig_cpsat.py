@@ -287,7 +287,7 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
             # fin[q]: q's final session is the final one on every slice of q and never destroyed; only
             # such a session's destroy may be left out of a slice's load (any other session is
             # destroyed before the next one on one of its slices, and its destroy holds all its slices)
-            fin = {key: m.new_bool_var(f"fin{key}") for key in used}
+            fin = {key: m.new_bool_var(f"fin{key}") for key in used} if converge else {}
             for key, u in used.items():
                 c = m.new_int_var(0, horizon, f"c{key}")
                 create[key] = (c, m.new_optional_fixed_size_interval_var(c, tc[key[0]], u, f"create{key}"))
@@ -299,14 +299,17 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
                     # the last session on slice k is the only one that may stay undestroyed
                     last = [m.new_bool_var(f"last{k}_{q.name}") for q in over]
                     last_of.update({(k, q.key()): f for q, f in zip(over, last)})
-                    for q, f in zip(over, last):
+                    for q, f in zip(over, last) if converge else ():
                         m.add_implication(fin[q.key()], f)
+                    # without the convergence rows the destroy left out is chosen per slice (weaker,
+                    # but CP-SAT proves it sooner); with them only a session final on all its slices
+                    stays = [fin[q.key()] for q in over] if converge else last
                     m.add_at_most_one(last)
                     for q, f in zip(over, last):
                         m.add_implication(f, used[q.key()])
                     for q in over:  # a slice no used placement covers has no sessions
                         m.add_bool_or(last).only_enforce_if(used[q.key()])
-                    load[k] += [-td[q.size] * fin[q.key()] for q in over]
+                    load[k] += [-td[q.size] * f for q, f in zip(over, stays)]
                     first = [m.new_bool_var(f"first{k}_{q.name}") for q in over]
                     # first and last on the slice with another used placement between: a second session
                     for q, f, lst in zip(over, first, last):

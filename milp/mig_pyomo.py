@@ -589,10 +589,11 @@ def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Sch
     along the placement tree from the relaxation's assignments and from ``best``'s, each improved by local
     search (as the CP-SAT backend does, ``docs/models/mig_cpsat.md``).
 
-    The relaxation is solved twice when needed: without the create channel
-    first (HiGHS proves it several times faster and its bound often closes
-    the gap already), then in full, starting from the first one's bound and
-    assignment.
+    The relaxation is solved in up to three stages, each only while the gap
+    is open: without the create channel first (HiGHS proves it several times
+    faster and its bound often closes the gap already), then with it, then,
+    when that stage is proven, with the convergence rows as well; each starts
+    from the bound and assignment of the one before.
     """
     out: dict[str, Any] = {}
     info["assignment_relaxation"] = out
@@ -605,22 +606,27 @@ def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Sch
     own = improve_assignment(problem, {st.task: st.placement for st in best.tasks}, deadline)
     best = min(best, sequenced(own), key=lambda s: s.makespan)
     start = own
-    # first without the create channel (fast, often enough), then with it for what is left open
-    for channel in (False, True):
+    # first without the create channel (fast, often enough), then with it for what is left open, then,
+    # when that is proven and still below every schedule, with the convergence rows as well (they close
+    # such gaps but slow HiGHS down where they are not needed)
+    proven = False
+    for channel, converge in ((False, False), (True, False), (True, True)):
+        if converge and not proven:
+            break
         horizon = best.makespan / unit * (1 + 1e-9) + 1e-9
         if best.makespan / unit - floor <= REL_GAP * best.makespan / unit or deadline.expired():
             break
         remaining = deadline.remaining()
         limit = relax_time if remaining is None else min(relax_time, remaining * relax_share)
         t0 = deadline.elapsed()
-        m = build_assignment_model(sp, horizon, lower_bound=min(floor, horizon), channel=channel)
+        m = build_assignment_model(sp, horizon, lower_bound=min(floor, horizon), channel=channel, converge=converge)
         warm = set_assignment(m, start)
         remaining = deadline.remaining()
         if remaining is not None and remaining < _TRANSLATE_PER_BUILD * (deadline.elapsed() - t0):
             break  # too little time left to hand the model to HiGHS
         sub = Deadline(limit if remaining is None else min(limit, remaining))
         proven, term, has_sol, bound, _, stats = _run(m, solver, sub, workers, warm, log)
-        out["with_channel" if channel else "without_channel"] = dict(
+        out["with_convergence_rows" if converge else "with_channel" if channel else "without_channel"] = dict(
             termination=term, proven=proven, bound=None if bound is None else bound * unit, **stats)
         if bound is not None:
             floor = max(floor, bound)

@@ -7,10 +7,12 @@ program so that the HiGHS backend gets the bound without CP-SAT. Binaries
 every slice k, with the used placements covering k:
 
 * ``load_k`` = the times of the tasks on them + one create and one destroy
-  of each, less the destroy of a placement marked ``fin[q]``: its final
-  session is the last one (``last[k,q]``) on every slice of q and stays;
-  every other session is destroyed before the next one on one of its
-  slices is created, and its destroy holds all its slices;
+  of each, less the destroy of the placement marked ``last[k,q]`` (the
+  slice's final session may stay); with the convergence rows, less only
+  that of a placement marked ``fin[q]``: its final session is the last one
+  on every slice of q and stays (every other session is destroyed before
+  the next one on one of its slices is created, and its destroy holds all
+  its slices);
 * ``c_q + load_k <= C`` for the placement marked ``first[k,q]``: the GPU
   starts empty, so every session on k lies after the first create on k;
 * the creates ``[c_q, c_q + t_create(q))`` of the used placements never
@@ -97,7 +99,11 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
     one left 2-4 % open in 40 s). ``second_sessions=False`` leaves out the
     second-session rows (``again``; for comparison only: the relaxation is
     then weaker, e.g. A100 n = 12 seed 5 stops at 71.2728 below its
-    optimum 71.2739 instead of at it).
+    optimum 71.2739 instead of at it). ``converge=False`` leaves out the
+    convergence rows (module docstring) and lets the destroy left out be
+    chosen per slice: weaker, but HiGHS proves it sooner, so the backend
+    solves it first and adds the rows only when it is proven and still below
+    every schedule.
     """
     gpu = problem.gpu
     if not gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
@@ -147,13 +153,14 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
             m.marks.add(sum(mark[k, q] for q in qs) <= 1)
             for q in qs:
                 m.marks.add(mark[k, q] <= m.u[q])
-                if mark is m.last:
+                if mark is m.last and converge:
                     m.marks.add(m.fin[q] <= m.last[k, q])
                 m.marks.add(sum(mark[k, q2] for q2 in qs) >= m.u[q])  # one mark once the slice has a session
         for q, r in itertools.permutations(qs, 2) if second_sessions else ():
             m.marks.add(m.again[k, q] >= m.first[k, q] + m.last[k, q] + m.u[r] - 2)
         load = (sum(dur[i, q] * m.x[i, q] for q in qs for i in range(n) if (i, q) in dur)
-                + sum((tc[q] + td[q]) * (m.u[q] + m.again[k, q]) - td[q] * m.fin[q] for q in qs))
+                + sum((tc[q] + td[q]) * (m.u[q] + m.again[k, q]) - td[q] * (m.fin[q] if converge else m.last[k, q])
+                      for q in qs))
         m.slice_load.add(load <= m.C)
         for q in qs if channel else ():
             m.slice_load.add(m.c[q] + load <= m.C + T * (1 - m.first[k, q]))
@@ -172,7 +179,8 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
     shortest = min(min(t.times.values()) for t in tasks)
     m.creates = pe.Constraint(expr=sum(tc[q] * m.u[q] for q in m.Q) + shortest <= m.C)
     add_symmetry(m, gpu, P, Pi)
-    m._meta = dict(problem=problem, gpu=gpu.name, P=P, tasks=tasks, dur=dur, tc=tc, td=td, over=over, shortest=shortest)
+    m._meta = dict(problem=problem, gpu=gpu.name, P=P, tasks=tasks, dur=dur, tc=tc, td=td, over=over, shortest=shortest,
+                   converge=converge)
     return m
 
 
@@ -259,6 +267,8 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
     # else used on its slices (then no session precedes it)
     fin = {q for q in used if all(last[k] == q for k in P[q].slices)
            and (len(P[q].slices) == 1 or all(qs == [q] for k, qs in mine.items() if k in P[q].slices))}
+    if not meta["converge"]:  # then the destroy left out is the last one's on every slice
+        fin = set(used)
     load = {k: full[k] - (td[last[k]] if last[k] in fin else 0.0) for k in mine}
     makespan = max([load[k] + c[first[k]] for k in load] + [clock + meta["shortest"]])
     if makespan > m.C.ub:
@@ -276,7 +286,7 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
         m.fin[q].set_value(int(q in fin))
     for k in m.a:
         m.a[k].set_value(c[first[k]] if k in first else 0.0)
-    for v in (m.prev, m.order, m.same):
+    for v in (getattr(m, name) for name in ("prev", "order", "same") if hasattr(m, name)):
         for idx in v:
             v[idx].set_value(0)
     for (q, r) in m.PAIRS:

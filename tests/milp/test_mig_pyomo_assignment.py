@@ -31,7 +31,8 @@ def _violations(m: pe.ConcreteModel, tol: float = 1e-7) -> list[str]:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_set_assignment_loads_a_feasible_point(seed):
+@pytest.mark.parametrize("converge", [False, True])
+def test_set_assignment_loads_a_feasible_point(seed, converge):
     p = mig.generate(n=8, gpu="A100", seed=seed)
     g = p.gpu
     for choice in range(3):
@@ -39,7 +40,7 @@ def test_set_assignment_loads_a_feasible_point(seed):
         for k, t in enumerate(p.tasks):
             ps = [q for q in g.placements if q.size in t.times]
             assignment[t.name] = ps[(k * 5 + choice * 3 + seed) % len(ps)]
-        m = build_assignment_model(p, horizon=1e6)
+        m = build_assignment_model(p, horizon=1e6, converge=converge)
         assert set_assignment(m, assignment)
         assert _violations(m) == []
         got = read_assignment(m)  # the same up to the GPU's symmetries
