@@ -310,8 +310,9 @@ def _small_batches(draw):
 
 def test_the_relaxation_keeps_its_optimum_under_cpsat_presolve():
     # OR-Tools 9.15's inclusion presolve certified OPTIMAL 116.7203 for this relaxation although a solution
-    # of 116.5203 satisfies every constraint (google/or-tools issue 5293); milp.cpsat.SAFE_PARAMETERS turns
-    # that presolve step off. 116.5203 is also the instance's optimum, proven by the whole solve.
+    # of 116.5203 satisfies every constraint (https://github.com/google/or-tools/issues/5293);
+    # milp.cpsat.SAFE_PARAMETERS turns that presolve step off. 116.5203 is also the instance's optimum,
+    # proven by the whole solve.
     import math
 
     from milp import cpsat
