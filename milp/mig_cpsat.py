@@ -283,7 +283,7 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
             # the GPU starts empty and creates run one at a time: all of slice
             # k's sessions lie after the create of its first session, at a_k
             create = {}
-            last_of, again_of, end_of = {}, {}, {}
+            again_of, end_of = {}, {}
             # fin[q]: q's final session is the final one on every slice of q and never destroyed; only
             # such a session's destroy may be left out of a slice's load (any other session is
             # destroyed before the next one on one of its slices, and its destroy holds all its slices)
@@ -298,7 +298,6 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
                 if over:
                     # the last session on slice k is the only one that may stay undestroyed
                     last = [m.new_bool_var(f"last{k}_{q.name}") for q in over]
-                    last_of.update({(k, q.key()): f for q, f in zip(over, last)})
                     for q, f in zip(over, last) if converge else ():
                         m.add_implication(fin[q.key()], f)
                     # without the convergence rows the destroy left out is chosen per slice (weaker,
@@ -330,8 +329,8 @@ def _build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar
                         m.add(a == c).only_enforce_if(f)
                         m.add(a <= c).only_enforce_if(used[q.key()])
                         m.add_bool_or(first).only_enforce_if(used[q.key()])
-                    m.add(a + r0k + sum(load[k]) <= makespan)
                     end_of[k] = a + r0k + sum(load[k])
+                    m.add(end_of[k] <= makespan)
             if converge:
                 _convergence_cuts(m, gpu, used, fin, again_of, end_of, td, makespan)
             shortest = min(scale.dur(min(t.times.values())) for t in tasks)
@@ -396,7 +395,7 @@ def _convergence_cuts(m: cp_model.CpModel, gpu, used: dict, fin: dict, again_of:
     (``fin``), its final session starts only after the session before it on
     each of its slices k (``prev[k]``, a placement covering k, or q itself for
     an earlier session of q) is destroyed. Two such destroys on slices k, k'
-    that no other placement covers together are different operations, and the
+    whose preceding placements differ are different operations, and the
     channel runs them one after the other; the one that goes second delays
     q's create by its own length beyond the other slice's load. So the
     makespan is at least ``min(end_k + t_destroy(prev[k']), end_k' +

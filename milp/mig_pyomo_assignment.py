@@ -164,7 +164,8 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
         m.slice_load.add(load <= m.C)
         for q in qs if channel else ():
             m.slice_load.add(m.c[q] + load <= m.C + T * (1 - m.first[k, q]))
-            m.slice_load.add(m.a[k] >= m.c[q] - T * (1 - m.first[k, q]))
+            if converge:  # a_k, the first create on k, is needed by the convergence rows only
+                m.slice_load.add(m.a[k] >= m.c[q] - T * (1 - m.first[k, q]))
         ends[k] = (m.a[k] if channel else 0.0) + load
     # rule 4: the creates of used placements one at a time
     m.PAIRS = pe.Set(dimen=2, initialize=list(itertools.combinations(range(len(P)), 2)) if channel else [])
