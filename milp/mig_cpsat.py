@@ -681,10 +681,6 @@ def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, w
                    dominance=False, relaxation=True, converge=converge)
     remaining = deadline.remaining()
     limit = relax_time if remaining is None else min(relax_time, remaining * share)
-    if not math.isfinite(limit):
-        run = _solve_master(built, problem, lb_units, limit, workers, seed)
-        info["relaxation"] = {"status": run.status, "bound": scale.bound(run.units), **run.stats}
-        return built, run
     # masters that are proven at all are proven early by the full-search workers; when the first
     # part of the budget ends without a proof, the rest goes to CP-SAT's defaults, whose LNS finds
     # the better assignments (and hence schedules) on such large instances
@@ -692,16 +688,17 @@ def _relaxation_bound(problem, scale, lb_units, horizon, deadline, relax_time, w
     run = _solve_master(built, problem, lb_units, limit * PROOF_SHARE, workers, seed)
     info["relaxation"] = {"status": run.status, "bound": scale.bound(run.units), **run.stats}
     rest = limit - (deadline.elapsed() - started)
-    if run.status == "OPTIMAL" or run.status == "INFEASIBLE" or rest <= 0:
+    if run.status in ("OPTIMAL", "INFEASIBLE") or not math.isfinite(limit) or rest <= 0:
         return built, run
     built.model.add(built.makespan >= run.units)  # proven for this model: a valid row
     wide = _solve_master(built, problem, run.units, rest, workers, seed, proof=False)
     best = wide if wide.assignment is not None and (run.objective is None or wide.objective <= run.objective) \
         else run
-    out = _MasterRun(max(run.units, wide.units), wide.status, best.assignment, best.literals, best.objective,
+    status = wide.status if wide.status in ("OPTIMAL", "INFEASIBLE") else best.status
+    out = _MasterRun(max(run.units, wide.units), status, best.assignment, best.literals, best.objective,
                      {"wall_time": run.stats.get("wall_time", 0.0) + wide.stats.get("wall_time", 0.0)})
-    info["relaxation"] = {"status": out.status, "bound": scale.bound(out.units), "proof_phase_bound":
-                          scale.bound(run.units), **out.stats}
+    info["relaxation"] = {"status": out.status, "bound": scale.bound(out.units),
+                          "proof_phase_bound": scale.bound(run.units), **out.stats}
     return built, out
 
 

@@ -366,6 +366,23 @@ def test_relaxation_bound_is_below_the_optimum(p):
     assert abs(full.objective - exact.objective) <= 2 * TOLERANCE * exact.objective
 
 
+def test_an_unproven_relaxation_hands_its_bound_to_the_default_search():
+    # A100 n = 20 seed 2310: its relaxation stays unproven for 60 s, so after the full-search phase
+    # (milp.mig_cpsat.PROOF_SHARE of the budget) CP-SAT's defaults go on with the proven bound as a row
+    from milp.mig_cpsat import master_parameters
+
+    assert master_parameters(2) == {"num_full_subsolvers": 2, "subsolvers": ["max_lp", "no_lp"]}
+    p = mig.generate(n=20, gpu="A100", workload="MixedScaling", times="WideTimes", seed=2310, p_sup=0.5)
+    res = solve_optimal(p, backend="cpsat", time_limit=8, workers=2)
+    relax = res.info["relaxation"]
+    assert relax["status"] != "OPTIMAL"
+    assert mig_bounds.lower_bound(p) <= relax["proof_phase_bound"] <= relax["bound"] <= res.lower_bound
+    assert mig.check(p, res.schedule) == []
+    assert res.lower_bound <= res.objective
+    # a schedule of 140.9371 s is known (60 s solves), so no valid bound lies above it
+    assert res.lower_bound <= 140.9371 + 1e-3
+
+
 def test_tree_plans_are_feasible_for_every_assignment():
     from milp.mig_cpsat import tree_plans
 
