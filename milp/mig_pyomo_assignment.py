@@ -264,11 +264,12 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
     first = {k: min(qs, key=lambda q: c[q]) for k, qs in mine.items()}
     # the session left standing on a slice: the longest destroy, but not the first one's when there are others
     last = {k: max([q for q in qs if q != first[k]] or qs, key=lambda r: (td[r], -r)) for k, qs in mine.items()}
-    # a standing session saves its destroy only where no convergence row can bind: one slice, or nothing
-    # else used on its slices (then no session precedes it)
-    fin = {q for q in used if all(last[k] == q for k in P[q].slices)
-           and (len(P[q].slices) == 1 or all(qs == [q] for k, qs in mine.items() if k in P[q].slices))}
-    if not meta["converge"]:  # then the destroy left out is the last one's on every slice
+    if meta["converge"]:
+        # a standing session saves its destroy only where no convergence row can bind: one slice, or
+        # nothing else used on its slices (then no session precedes it)
+        fin = {q for q in used if all(last[k] == q for k in P[q].slices)
+               and (len(P[q].slices) == 1 or all(qs == [q] for k, qs in mine.items() if k in P[q].slices))}
+    else:  # the destroy left out is the last session's on every slice
         fin = set(used)
     load = {k: full[k] - (td[last[k]] if last[k] in fin else 0.0) for k in mine}
     makespan = max([load[k] + c[first[k]] for k in load] + [clock + meta["shortest"]])
