@@ -610,10 +610,10 @@ class _MasterRun:
 
 #: Full-search subsolvers of the assignment relaxation, in the order workers get them. Its incumbent
 #: matters little (the tree plans and Benders subproblems give the schedules), its bound everything:
-#: max_lp (the strongest LP, cuts at every node) raises the bound, no_lp (pure clause learning) closes
-#: it. CP-SAT's default for 2 workers is default_lp alone beside LNS workers.
-MASTER_SUBSOLVERS = ("max_lp", "no_lp", "default_lp", "quick_restart", "quick_restart_no_lp", "pseudo_costs",
-                     "reduced_costs", "core")
+#: lb_tree_search (a best-first search on the objective's lower bound) raises the bound, no_lp (pure
+#: clause learning) closes it. CP-SAT's default for 2 workers is default_lp alone beside LNS workers.
+MASTER_SUBSOLVERS = ("lb_tree_search", "no_lp", "max_lp", "default_lp", "quick_restart", "quick_restart_no_lp",
+                     "pseudo_costs", "reduced_costs", "core")
 
 
 def master_parameters(workers: int | None) -> dict[str, Any]:
@@ -624,12 +624,16 @@ def master_parameters(workers: int | None) -> dict[str, Any]:
     the worker count the caller gave is kept. A100 n = 20
     MixedScaling/WideTimes, p_sup 0.5, 2 workers, 60 s, fresh seeds 2300-2302:
     default bounds 125.29 / 103.27 / 136.98, none proven; with max_lp and
-    no_lp 125.60 / 104.36 (proven in 7.9 s) / 137.32.
+    no_lp 125.60 / 104.36 (proven in 7.9 s) / 137.32. Fresh seeds
+    3300-3303, 40 s: max_lp and no_lp 147.68 / 116.67 (proven in 20.3 s) /
+    123.23 / 142.04; lb_tree_search and no_lp 147.81 / 116.67 (13.4 s) /
+    123.30 / 142.41 (max_lp beside lb_tree_search, objective_lb_search
+    beside no_lp: in between, seed 3301 unproven).
 
     Examples
     --------
     >>> master_parameters(2)["subsolvers"]
-    ['max_lp', 'no_lp']
+    ['lb_tree_search', 'no_lp']
     >>> master_parameters(1)
     {}
     """
@@ -653,8 +657,8 @@ def _solve_master(built: _Model, problem: ProblemLike, lb_units: int, limit: flo
     otherwise CP-SAT's defaults, whose LNS workers find better assignments.
     """
     # no hint: the incumbent's assignment as hint gave worse tree plans (n = 20 and 35, 4 of 4
-    # instances); max_lp alone in place of default_lp moved the 60 s gaps little, max_lp beside
-    # no_lp (master_parameters) is what proves masters sooner
+    # instances); max_lp alone in place of default_lp moved the 60 s gaps little; two full searches
+    # side by side, a bound-raising one beside no_lp (master_parameters), prove masters sooner
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed,
                     parameters=master_parameters(workers) if proof else None)
     bound = run.bound

@@ -371,7 +371,7 @@ def test_an_unproven_relaxation_hands_its_bound_to_the_default_search():
     # (milp.mig_cpsat.PROOF_SHARE of the budget) CP-SAT's defaults go on with the proven bound as a row
     from milp.mig_cpsat import master_parameters
 
-    assert master_parameters(2) == {"num_full_subsolvers": 2, "subsolvers": ["max_lp", "no_lp"]}
+    assert master_parameters(2) == {"num_full_subsolvers": 2, "subsolvers": ["lb_tree_search", "no_lp"]}
     p = mig.generate(n=20, gpu="A100", workload="MixedScaling", times="WideTimes", seed=2310, p_sup=0.5)
     res = solve_optimal(p, backend="cpsat", time_limit=8, workers=2)
     relax = res.info["relaxation"]
