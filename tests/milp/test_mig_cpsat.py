@@ -367,8 +367,9 @@ def test_relaxation_bound_is_below_the_optimum(p):
 
 
 def test_an_unproven_relaxation_hands_its_bound_to_the_default_search():
-    # A100 n = 20 seed 2310: its relaxation stays unproven for 60 s, so after the full-search phase
-    # (milp.mig_cpsat.PROOF_SHARE of the budget) CP-SAT's defaults go on with the proven bound as a row
+    # A100 n = 20 seed 2310: its relaxation stays unproven in this 8 s budget (and for 60 s with max_lp
+    # + no_lp), so after the full-search phase (milp.mig_cpsat.PROOF_SHARE of the budget) CP-SAT's
+    # defaults go on with the proven bound as a row
     from milp.mig_cpsat import master_parameters
 
     assert master_parameters(2) == {"num_full_subsolvers": 2, "subsolvers": ["lb_tree_search", "no_lp"]}
