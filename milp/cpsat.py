@@ -17,6 +17,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from typing import Any, Iterable
 
 from ortools.sat.python import cp_model
@@ -55,7 +56,9 @@ class CpsatRun:
         The :class:`cp_model.CpSolver` (read solution values with :meth:`value`).
     objective, bound
         The incumbent's objective and the proven bound, in model units
-        (``None`` when there is no incumbent / no objective).
+        (``None`` when there is no incumbent / no objective or no finite
+        bound; a solve stopped before its first solution may still have a
+        bound).
     stats
         Wall time, branches, conflicts and the solver's status name.
     """
@@ -134,5 +137,7 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
                                           "branches": solver.num_branches, "conflicts": solver.num_conflicts})
     if has_objective and status in ("OPTIMAL", "FEASIBLE"):
         out.objective = solver.objective_value
+    if has_objective and status != "INFEASIBLE" and math.isfinite(solver.best_objective_bound):
+        # a search stopped before its first solution has still proven this bound
         out.bound = solver.best_objective_bound
     return out

@@ -662,8 +662,6 @@ def _solve_master(built: _Model, problem: ProblemLike, lb_units: int, limit: flo
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed,
                     parameters=master_parameters(workers) if proof else None)
     bound = run.bound
-    if bound is None and run.solver is not None:
-        bound = run.solver.best_objective_bound
     units = lb_units if bound is None or not math.isfinite(bound) else max(lb_units, int(math.floor(bound + 1e-9)))
     if run.status == "INFEASIBLE":
         # every assignment's (cut) value exceeds the horizon: the horizon itself is a bound
@@ -961,8 +959,6 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             raise SolverError("CP-SAT reports the MIG model infeasible although a schedule fits its horizon "
                               "(a model bug)")
         bound = run.bound
-        if bound is None and run.solver is not None:
-            bound = run.solver.best_objective_bound
         if bound is not None and math.isfinite(bound):
             lb = max(lb, scale.bound(bound))
         if run.has_solution:
