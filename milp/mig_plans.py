@@ -298,7 +298,7 @@ def improve_assignment(problem: Problem, assignment: dict[str, Placement],
 
 @known_options
 def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
-               deadline: Deadline | None = None, keep: int = 2) -> mig.Schedule:
+               deadline: Deadline | None = None, keep: int = 1, mixed: bool = True) -> mig.Schedule:
     """The best session schedule of a fixed assignment built along the placement tree.
 
     One session per used placement. Every node of the tree with used
@@ -306,10 +306,12 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
     (top-down, ancestors first as :func:`tree_schedule`) or after them
     (bottom-up, so the widest session is the one never destroyed), chosen
     node by node: all combinations are re-timed with the operations on the
-    channel (up to :data:`MAX_ORIENTED` of them; deeper nodes follow their
-    parent beyond that), and the two pure orders and the ``keep`` shortest
-    mixed ones have their channel order improved by swapping neighbours
-    (:func:`improve_channel`). Mixing pays
+    channel (up to :data:`MAX_ORIENTED` of them, nodes nearest the root
+    first; deeper nodes follow their parent beyond that). The two pure
+    orders, and the ``keep`` shortest mixed ones that are already shorter
+    than both, have their channel order improved by swapping neighbours
+    (:func:`improve_channel`); ``mixed=False`` builds the two pure orders
+    only. Mixing pays
     where one subtree ends with a wide session and another with narrow ones
     (A100 n = 12 PoorScaling/NarrowTimes: the 4-slice session last on its
     half, its sibling top-down, 0.01 s shorter than either pure order).
@@ -342,7 +344,8 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
     # nodes whose orientation can matter: used placements in two or more places of their subtree
     choices = [p for p in _preorder(gpu) if gpu.children(p) and
                sum(1 for q in _subtree(gpu, p) if q.key() in work) >= 2]
-    choices = _breadth_first(gpu, choices)[:MAX_ORIENTED_BITS]
+    # the root alone gives the two pure orders (every node follows it)
+    choices = _breadth_first(gpu, choices)[:MAX_ORIENTED_BITS if mixed else 1]
     sessions = [Session(gpu.placement(*key), tuple(names)) for key, names in on.items()]
     index = {key: j for j, key in enumerate(on)}
     pure, mixed = [], []
@@ -368,14 +371,16 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
         except ValueError:
             continue  # the exact nominal times keep ties, so this is only a safeguard
         (pure if len(set(bits)) <= 1 else mixed).append(plan)
-    # the two pure orders (first and last) are always improved: a longer plan may improve the most
-    shortest = sorted(mixed, key=lambda pl: pl.makespan)[:keep]
+    # the pure orders are always improved; a mixed one only when it already beats them before the
+    # channel hill climb (the climb costs as much as all the re-timings together)
+    par = min(pl.makespan for pl in pure)
+    shortest = sorted((pl for pl in mixed if pl.makespan < par), key=lambda pl: pl.makespan)[:keep]
     plans = [improve_channel(problem, pl, passes=8, deadline=deadline) for pl in pure + shortest]
     return min(plans, key=lambda pl: pl.makespan).schedule
 
 
 #: At most ``2 ** MAX_ORIENTED_BITS`` orientations are re-timed by :func:`tree_plans`.
-MAX_ORIENTED_BITS = 6
+MAX_ORIENTED_BITS = 4
 MAX_ORIENTED = 2 ** MAX_ORIENTED_BITS
 
 
