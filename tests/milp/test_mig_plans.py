@@ -28,7 +28,7 @@ def test_mixed_orientation_reaches_the_optimum_that_both_pure_orders_miss():
     s = tree_plans(p, assignment)
     assert mig.check(p, s) == []
     assert abs(s.makespan - 188.84238020883) < 1e-6
-    pure = tree_plans(p, assignment, keep=0)  # the two pure orders only
+    pure = tree_plans(p, assignment, mixed=False)  # the two pure orders only
     assert pure.makespan > s.makespan + 0.009
 
 
@@ -41,4 +41,4 @@ def test_tree_plans_keep_the_assignment_pass_the_checker_and_mixing_never_hurts(
     s = tree_plans(p, assignment)
     assert mig.check(p, s) == []
     assert {r.task: r.placement for r in s.tasks} == assignment
-    assert s.makespan <= tree_plans(p, assignment, keep=0).makespan
+    assert s.makespan <= tree_plans(p, assignment, mixed=False).makespan
