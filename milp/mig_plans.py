@@ -23,7 +23,6 @@ Examples
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 from collections import defaultdict
 from typing import Sequence, Union
@@ -342,13 +341,13 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
 
     measure(gpu.root)
     # nodes whose orientation can matter: used placements in two or more places of their subtree
-    choices = [p for p in _preorder(gpu) if gpu.children(p) and
-               sum(1 for q in _subtree(gpu, p) if q.key() in work) >= 2]
-    # the root alone gives the two pure orders (every node follows it)
-    choices = _breadth_first(gpu, choices)[:MAX_ORIENTED_BITS if mixed else 1]
+    choices = [p for p in gpu.subtree(gpu.root) if gpu.children(p) and
+               sum(1 for q in gpu.subtree(p) if q.key() in work) >= 2]
+    # nearest the root first; the root alone gives the two pure orders (every node follows it)
+    choices = sorted(choices, key=lambda p: len(gpu.ancestors(p)))[:MAX_ORIENTED_BITS if mixed else 1]
     sessions = [Session(gpu.placement(*key), tuple(names)) for key, names in on.items()]
     index = {key: j for j, key in enumerate(on)}
-    pure, mixed = [], []
+    pure, mixes = [], []
     for bits in itertools.product((False, True), repeat=len(choices)):
         up = dict(zip((p.key() for p in choices), bits))
         begin, end = [Fraction(0)] * len(sessions), [Fraction(0)] * len(sessions)
@@ -370,11 +369,11 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
             plan = retime_sessions(problem, sessions, [float(b) for b in begin], [float(e) for e in end])
         except ValueError:
             continue  # the exact nominal times keep ties, so this is only a safeguard
-        (pure if len(set(bits)) <= 1 else mixed).append(plan)
+        (pure if len(set(bits)) <= 1 else mixes).append(plan)
     # the pure orders are always improved; a mixed one only when it already beats them before the
     # channel hill climb (the climb costs as much as all the re-timings together)
     par = min(pl.makespan for pl in pure)
-    shortest = sorted((pl for pl in mixed if pl.makespan < par), key=lambda pl: pl.makespan)[:keep]
+    shortest = sorted((pl for pl in mixes if pl.makespan < par), key=lambda pl: pl.makespan)[:keep]
     plans = [improve_channel(problem, pl, passes=8, deadline=deadline) for pl in pure + shortest]
     return min(plans, key=lambda pl: pl.makespan).schedule
 
@@ -383,25 +382,3 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
 MAX_ORIENTED_BITS = 4
 MAX_ORIENTED = 2 ** MAX_ORIENTED_BITS
 
-
-def _preorder(gpu) -> list[Placement]:
-    out, stack = [], [gpu.root]
-    while stack:
-        p = stack.pop()
-        out.append(p)
-        stack.extend(reversed(gpu.children(p)))
-    return out
-
-
-def _subtree(gpu, p: Placement) -> list[Placement]:
-    out, stack = [], [p]
-    while stack:
-        q = stack.pop()
-        out.append(q)
-        stack.extend(gpu.children(q))
-    return out
-
-
-def _breadth_first(gpu, nodes: list[Placement]) -> list[Placement]:
-    depth = {p.key(): len(gpu.ancestors(p)) for p in nodes}
-    return sorted(nodes, key=lambda p: depth[p.key()])
