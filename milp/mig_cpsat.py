@@ -662,7 +662,7 @@ def _solve_master(built: _Model, problem: ProblemLike, lb_units: int, limit: flo
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed,
                     parameters=master_parameters(workers) if proof else None)
     bound = run.bound
-    units = lb_units if bound is None or not math.isfinite(bound) else max(lb_units, int(math.floor(bound + 1e-9)))
+    units = lb_units if bound is None else max(lb_units, int(math.floor(bound + 1e-9)))
     if run.status == "INFEASIBLE":
         # every assignment's (cut) value exceeds the horizon: the horizon itself is a bound
         return _MasterRun(max(lb_units, built.horizon + 1), run.status)
@@ -962,7 +962,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             raise SolverError("CP-SAT reports the MIG model infeasible although a schedule fits its horizon "
                               "(a model bug)")
         bound = run.bound
-        if bound is not None and math.isfinite(bound):
+        if bound is not None:  # milp.cpsat.run reports finite bounds only
             lb = max(lb, scale.bound(bound))
         if run.has_solution:
             schedule = _checked(problem, _extract(built, run, problem))

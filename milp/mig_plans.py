@@ -305,7 +305,7 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
     (top-down, ancestors first as :func:`tree_schedule`) or after them
     (bottom-up, so the widest session is the one never destroyed), chosen
     node by node: all combinations are re-timed with the operations on the
-    channel (up to :data:`MAX_ORIENTED` of them, nodes nearest the root
+    channel (up to ``2 ** MAX_ORIENTED_BITS`` of them, nodes nearest the root
     first; deeper nodes follow their parent beyond that). The two pure
     orders, and the ``keep`` shortest mixed ones that are already shorter
     than both, have their channel order improved by swapping neighbours
@@ -380,5 +380,4 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
 
 #: At most ``2 ** MAX_ORIENTED_BITS`` orientations are re-timed by :func:`tree_plans`.
 MAX_ORIENTED_BITS = 4
-MAX_ORIENTED = 2 ** MAX_ORIENTED_BITS
 
