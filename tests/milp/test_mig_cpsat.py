@@ -518,3 +518,24 @@ def test_benders_resumes_an_assignment_whose_cut_was_too_weak(monkeypatch):
     assert res.status is Status.OPTIMAL
     assert mig.check(p, res.schedule) == []
     assert res.objective == pytest.approx(solve_cpsat(p, time_limit=30, workers=2).objective, rel=2 * TOLERANCE)
+
+
+def test_an_unproven_laminar_model_hands_its_bound_to_the_default_search():
+    # without reconfiguration the laminar model is solved like the relaxation: full-search workers for
+    # milp.mig_cpsat.PROOF_SHARE of the time, then CP-SAT's defaults with the bound proven so far as a row;
+    # at n = 35 the first phase never proves within 2.5 s (the bound stays near the area bound)
+    from milp.mig_cpsat import PROOF_SHARE
+
+    p = mig.generate(n=35, gpu="A100", workload="MixedScaling", times="WideTimes", seed=5100, p_sup=0.5)
+    res = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=4, workers=2)
+    _check(p, res, reconf=False)
+    first, second = res.info["runs"]
+    assert first["status"] != "OPTIMAL" and first["resolution"] == second["resolution"]
+    assert first["wall_time"] <= 4 * PROOF_SHARE + 0.5
+    assert first["model_bound"] <= second["model_bound"]
+    # a schedule of 261.3086 s is known (60 s solves), so no valid bound lies above it
+    assert mig_bounds.lower_bound(p.without_reconfiguration()) <= res.lower_bound <= 261.3086 + 1e-3
+    # one worker has no portfolio to choose: a single solve
+    one = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=2, workers=1)
+    _check(p, one, reconf=False)
+    assert len(one.info["runs"]) == 1
