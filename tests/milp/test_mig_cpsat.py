@@ -523,7 +523,7 @@ def test_benders_resumes_an_assignment_whose_cut_was_too_weak(monkeypatch):
 def test_an_unproven_laminar_model_hands_its_bound_to_the_default_search():
     # without reconfiguration the laminar model is solved like the relaxation: full-search workers for
     # milp.mig_cpsat.PROOF_SHARE of the time, then CP-SAT's defaults with the bound proven so far as a row;
-    # at n = 35 the first phase never proves within 2.5 s (the bound stays near the area bound)
+    # at n = 35 the first phase does not prove within 2.5 s (the bound stays near the area bound)
     from milp.mig_cpsat import PROOF_SHARE
 
     p = mig.generate(n=35, gpu="A100", workload="MixedScaling", times="WideTimes", seed=5100, p_sup=0.5)
