@@ -23,8 +23,8 @@ ALLOWED = {
     "benchmarks": {"instances", "bounds", "heuristics", "milp"},
 }
 #: FAR's chain, lowest first: each module imports only modules before it.
-FAR_CHAIN = ("heuristics.far_tree", "heuristics.far_refine", "heuristics.far_batch", "heuristics.far_multibatch",
-             "heuristics.far_cli", "heuristics.far")
+FAR_CHAIN = ("heuristics.far_tree", "heuristics.far_refine", "heuristics.far_phase2", "heuristics.far_report",
+             "heuristics.far_batch", "heuristics.far_multibatch", "heuristics.far_cli", "heuristics.far")
 
 
 def _modules() -> dict[str, Path]:

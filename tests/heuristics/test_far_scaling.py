@@ -1,8 +1,9 @@
 """FAR's fast scan of the allocation family against the plain simulation it replaces.
 
-The run-length simulation (``_makespan``), the phase-2 bound (``_Bound``) and
-the batched float additions (``_advance``) must not change a single makespan
-(``test_far_pinned.py`` checks the pinned table); here each is checked against
+The run-length simulation (``far_phase2.runs_makespan``), the phase-2 bound
+(``far_phase2.Bound``) and the batched float additions (``far_phase2._advance``)
+must not change a single makespan (``test_far_pinned.py`` checks the pinned
+table); here each is checked against
 the task-by-task simulation on tie-heavy and generated instances.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heuristics import far, far_batch
+from heuristics import far, far_batch, far_phase2
 from instances import gpus, mig
 
 _spec = importlib.util.spec_from_file_location("far_pinned_cases", Path(__file__).with_name("far_pinned_cases.py"))
@@ -68,12 +69,12 @@ def test_run_length_simulation_equals_task_by_task(gpu, n, seed, step, reconf, d
     allocs.append([data.draw(st.sampled_from(sorted(tt))) for tt in d.times])
     for alloc in allocs:
         groups = far_batch._groups(d, alloc)
-        slow = far_batch._phase2(d.tree, groups, d.n)[0]
+        slow = far_phase2.simulate(d.tree, groups, d.n)[0]
         rt, rc = _runs(groups, top)
-        assert far_batch._makespan(d.tree, rt, rc, d.n) == slow
+        assert far_phase2.runs_makespan(d.tree, rt, rc, d.n) == slow
         # the early abort answers None exactly when the makespan reaches the cap
-        assert far_batch._makespan(d.tree, rt, rc, d.n, slow) is None
-        assert far_batch._makespan(d.tree, rt, rc, d.n, math.nextafter(slow, math.inf)) == slow
+        assert far_phase2.runs_makespan(d.tree, rt, rc, d.n, slow) is None
+        assert far_phase2.runs_makespan(d.tree, rt, rc, d.n, math.nextafter(slow, math.inf)) == slow
 
 
 @settings(max_examples=60, deadline=None)
@@ -84,7 +85,7 @@ def test_phase2_bound_never_exceeds_phase2(gpu, n, seed, preset, reconf, data):
     if not reconf:
         p = p.without_reconfiguration()
     d = far_batch._Data(p)
-    bound = far_batch._Bound(d.tree)
+    bound = far_phase2.Bound(d.tree)
     allocs = [list(a) for a in far_batch._allocations(d)][::7]
     allocs.append([data.draw(st.sampled_from(sorted(tt))) for tt in d.times])
     for alloc in allocs:
@@ -95,7 +96,7 @@ def test_phase2_bound_never_exceeds_phase2(gpu, n, seed, preset, reconf, data):
         for ties in ("ours", "reference"):
             # the bound is exact in real arithmetic; its float rounding is why
             # the scan prunes with it only after the same 1e-9 relative margin
-            assert bound(work, count, longest) * (1 - 1e-9) <= far_batch._phase2(d.tree, groups, d.n, ties=ties)[0]
+            assert bound(work, count, longest) * (1 - 1e-9) <= far_phase2.simulate(d.tree, groups, d.n, ties=ties)[0]
 
 
 @settings(max_examples=300)
@@ -103,7 +104,7 @@ def test_phase2_bound_never_exceeds_phase2(gpu, n, seed, preset, reconf, data):
        t=st.one_of(st.sampled_from([6.0, 4.5, 0.5, 0.1, 2.0 ** -30, 10.0]), st.floats(1e-6, 100)),
        q=st.integers(0, 5000))
 def test_advance_is_one_addition_per_step(x, t, q):
-    assert far_batch._advance(x, t, q) == deque(accumulate(repeat(t, q), initial=x), maxlen=1)[0]
+    assert far_phase2._advance(x, t, q) == deque(accumulate(repeat(t, q), initial=x), maxlen=1)[0]
 
 
 def test_pruning_and_fast_scan_change_nothing():
