@@ -41,13 +41,13 @@ import numpy as np
 
 from instances.errors import OptionError
 from instances.pairing import (Config, Costs, InstanceError, JobSet, PairingProblem, Plan,
-                               WeightedQueue, costs_of, plain_search, search, triple_costs)
+                               WeightedQueue, costs_of, search, triple_costs)
 from instances.options import known_options
 
 __all__ = ["METHODS", "edmonds", "edge_weights", "algorithm1", "time_sharing", "greedy",
-           "local_search", "Costs", "costs_of", "search", "plain_search", "triple_costs"]
+           "local_search", "Costs", "costs_of", "search", "triple_costs"]
 
-# Costs, costs_of, search, plain_search and triple_costs are the family's cost
+# Costs, costs_of, search and triple_costs are the family's cost
 # model (instances.pairing); they are re-exported here because callers of
 # Algorithm 1 have always found them beside it.
 

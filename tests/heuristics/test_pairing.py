@@ -1,13 +1,22 @@
 """Algorithm 1 of the co-scheduling paper: configuration search, Edmonds, split, baselines, C = 3."""
 
+import importlib.util
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from heuristics import pairing as H
 from instances import pairing as P
+
+# the test-only reference search (plain loops), tests/pairing_reference.py
+_spec = importlib.util.spec_from_file_location("pairing_reference",
+                                               Path(__file__).parents[1] / "pairing_reference.py")
+_reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_reference)
+plain_search = _reference.plain_search
 
 
 def _brute(costs, C=2):
@@ -35,7 +44,7 @@ def _brute(costs, C=2):
                                                 (6, 400, "equal")])
 def test_vectorised_search_equals_plain_loop(W, p_total, budget):
     prob = P.PairingProblem(P.generate(W, seed=W), P.ConfigSpace(p_total=p_total, budget=budget))
-    fast, slow = H.search(prob), H.plain_search(prob)
+    fast, slow = H.search(prob), plain_search(prob)
     np.testing.assert_allclose(fast.solo, slow.solo, rtol=1e-12)
     np.testing.assert_allclose(fast.corun, slow.corun, rtol=1e-12)
     assert fast.solo_config == slow.solo_config
@@ -49,7 +58,7 @@ def test_vectorised_search_equals_plain_loop_with_a_table_model(tmp_path):
     P.TableModel.from_model(P.AnalyticModel(), apps, space).to_csv(path)
     prob = P.PairingProblem(P.generate(6, seed=1, apps=list(apps)), space,
                             P.TableModel.from_csv(path))
-    fast, slow = H.search(prob), H.plain_search(prob)
+    fast, slow = H.search(prob), plain_search(prob)
     np.testing.assert_allclose(fast.corun, slow.corun, rtol=1e-12)
     np.testing.assert_array_equal(fast.corun_k, slow.corun_k)
     assert P.check(prob, H.algorithm1(prob)) == []
