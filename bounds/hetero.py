@@ -40,7 +40,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Expired, Network, Relaxation, optimize, tardiness_costs
+from bounds.hetero_subgradient import Relaxation, optimize
+from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
 __all__ = ["power_of_ten", "SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
@@ -268,7 +269,7 @@ class LagrangianBound:
         ``bound`` equals the best known schedule's cost: it is optimal
         (only claimed when the grid is exact).
     relaxation
-        The :class:`~bounds.hetero_ti.Relaxation` (network, multipliers).
+        The :class:`~bounds.hetero_subgradient.Relaxation` (network, multipliers).
     sm
         The :class:`SingleMachine` data.
     """

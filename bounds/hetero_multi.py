@@ -41,7 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Expired, Network, StepScale, deflected, tardiness_costs
+from bounds.hetero_subgradient import StepScale, deflected
+from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 
 __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
@@ -217,7 +218,7 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
 
     # multipliers: each task's cost in the upper schedule plus its run time priced at the weight of
     # the late tasks after it on its GPU (the time-indexed LP's complementary-slackness prices, as in
-    # bounds.hetero_ti.initial_multipliers; idle gaps make them approximate, any mu is valid)
+    # bounds.hetero_subgradient.initial_multipliers; idle gaps make them approximate, any mu is valid)
     mu = np.zeros(n)
     by_gpu: dict[str, list] = {}
     for x in upper.assignments:

@@ -10,9 +10,9 @@ time-indexed network of :mod:`bounds.hetero_ti`:
 2. the Lagrangian relaxation with 2-cycle elimination and adjacent-pair
    dominance, multipliers by subgradient optimisation towards the incumbent,
    and elimination of every arc that no schedule cheaper than the incumbent
-   can use (:func:`bounds.hetero_ti.optimize`). On most OR-Library instances
+   can use (:func:`bounds.hetero_subgradient.optimize`). On most OR-Library instances
    the reduced network has no path left, which proves the incumbent optimal;
-3. otherwise state-space modifiers (:class:`bounds.hetero_ti.ModifierSearch`):
+3. otherwise state-space modifiers (:class:`milp.hetero_modifiers.ModifierSearch`):
    jobs that the relaxed path repeats or misses join the modifier set, whose
    members the relaxation then schedules exactly once; forward and backward
    passes alternate, each pruned by the other's labels, and the network
@@ -49,10 +49,12 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_ti import INF, MAX_MODIFIERS, Expired, ModifierSearch, Network, optimize
+from bounds.hetero_subgradient import optimize
+from bounds.hetero_ti import INF, Expired, Network
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances.options import Deadline
+from milp.hetero_modifiers import MAX_MODIFIERS, ModifierSearch
 from milp.result import Result
 
 __all__ = ["solve_ssdp", "applies"]

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from bounds import hetero as hb
 from bounds.hetero_multi import multi_bound
-from bounds.hetero_ti import INF, ModifierSearch, Network, optimize, tardiness_costs
+from bounds.hetero_subgradient import optimize
+from bounds.hetero_ti import INF, Network, tardiness_costs
 from instances import hetero
 from instances.hetero import GPU, HeteroProblem, Task
+from milp.hetero_modifiers import ModifierSearch  # the exact method's search, tested with the network
 
 
 _spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
