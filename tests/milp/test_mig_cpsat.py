@@ -316,13 +316,14 @@ def test_the_relaxation_keeps_its_optimum_under_cpsat_presolve():
     import math
 
     from milp import cpsat
-    from milp.mig_cpsat import Scale, _build
+    from milp.mig_cpsat import Scale
+    from milp.mig_cpsat_model import build
 
     p = mig.generate(n=16, gpu="A100", workload="MixedScaling", times="WideTimes", seed=3101, p_sup=0.5)
     lb = mig_bounds.lower_bound(p)
     scale = Scale.of(p, 2.0 ** 20)
-    built = _build(p, scale, scale.units(lb), math.floor(122.8 * 2 ** 20) + 1, laminar=False, symmetry=True,
-                   redundant=True, dominance=False, relaxation=True)
+    built = build(p, scale, scale.units(lb), math.floor(122.8 * 2 ** 20) + 1, laminar=False, symmetry=True,
+                  redundant=True, dominance=False, relaxation=True)
     run = cpsat.run(built.model, time_limit=60, workers=2, seed=0)
     assert run.status == "OPTIMAL"
     assert scale.bound(run.objective) == pytest.approx(116.5203, abs=1e-3)
@@ -437,7 +438,9 @@ def test_strengthened_cut_holds_for_other_placements_of_the_dropped_tasks():
     import random
 
     from instances.options import Deadline
-    from milp.mig_cpsat import _deletion_filter, improve_assignment
+    from milp import mig_cpsat
+    from milp.mig_cpsat import improve_assignment
+    from milp.mig_cpsat_benders import deletion_filter
 
     p = mig.generate(n=8, gpu="A30", seed=24)
     opt = solve_cpsat(p, time_limit=30, workers=2)
@@ -450,7 +453,7 @@ def test_strengthened_cut_holds_for_other_placements_of_the_dropped_tasks():
         fix_assignment=True, relax=False)
     assert fixed.status is Status.OPTIMAL
     target = fixed.lower_bound
-    kept = _deletion_filter(p, assignment, target, Deadline(30), 2, 0)
+    kept = deletion_filter(p, assignment, target, Deadline(30), 2, 0, solve=mig_cpsat.solve_cpsat)
     dropped = [t for t in p.tasks if t.name not in kept]
     assert kept and dropped  # the cut is stronger than a no-good on all eight tasks
     rng = random.Random(0)
