@@ -25,7 +25,7 @@ from ortools.sat.python import cp_model
 from instances.errors import SolverError
 from instances.options import Deadline
 
-__all__ = ["DEFAULT_WORKERS", "SAFE_PARAMETERS", "CpsatRun", "run", "set_hints"]
+__all__ = ["DEFAULT_WORKERS", "SAFE_PARAMETERS", "CATCH_SIGINT", "CpsatRun", "run", "set_hints"]
 
 #: CP-SAT search workers when the caller gives none (the toolkit's reference machines have 2 cores).
 DEFAULT_WORKERS = 2
@@ -37,6 +37,11 @@ DEFAULT_WORKERS = 2
 #: 116.7203 while a solution of 116.5203 satisfies every constraint; with this limit, or without presolve,
 #: 116.5203). A work limit of 0 switches that presolve step off and leaves the rest of presolve on.
 SAFE_PARAMETERS: dict[str, Any] = {"presolve_inclusion_work_limit": 0}
+
+#: CP-SAT's ``catch_sigint_signal``: on, Ctrl-C stops a search and the solve returns its best solution
+#: as if the time limit had been reached. A benchmark sweep switches it off for its whole process
+#: (``benchmarks.interrupt``): there an interrupted search must not pass for a time-limited one.
+CATCH_SIGINT = True
 
 _STATUS = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE", cp_model.INFEASIBLE: "INFEASIBLE",
            cp_model.UNKNOWN: "UNKNOWN"}
@@ -119,6 +124,7 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     solver.parameters.num_workers = int(workers or DEFAULT_WORKERS)
     solver.parameters.random_seed = int(seed)
     solver.parameters.log_search_progress = bool(log)
+    solver.parameters.catch_sigint_signal = CATCH_SIGINT
     if limit is not None:
         solver.parameters.max_time_in_seconds = float(limit)
     for name, value in {**SAFE_PARAMETERS, **(parameters or {})}.items():

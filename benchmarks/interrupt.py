@@ -1,0 +1,120 @@
+"""Ctrl-C in a benchmark command: stop the sweep, keep what finished, exit with status 130.
+
+CP-SAT, left to itself, takes SIGINT as "stop this search" and returns its
+best solution as if its time limit had been reached (SatParameters
+``catch_sigint_signal``, on by default): in a sweep that result would be
+recorded as an unproven instance that came from the keyboard, and the sweep
+would go on. So a benchmark command runs inside :func:`guard`:
+
+* every CP-SAT solve of the command, in this process and in the worker
+  processes of :mod:`benchmarks.executor`, leaves SIGINT alone
+  (:func:`leave_sigint_to_the_command`);
+* the first SIGINT raises ``KeyboardInterrupt`` in the main thread as soon as
+  it runs Python code: the executor stops its workers, drops the results in
+  flight (nothing half-done is recorded) and
+  :func:`benchmarks.common.exit_status` prints :func:`message` and returns
+  130;
+* while the main thread is inside native code (a CP-SAT search of an
+  in-process sweep), a watcher thread ends the process after a short grace
+  period with the same line and status; the records on disk are complete up
+  to the last finished task, so nothing else is lost. A second SIGINT ends
+  the process at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+import threading
+from typing import Iterator
+
+__all__ = ["guard", "message", "resumable", "leave_sigint_to_the_command", "EXIT_STATUS"]
+
+EXIT_STATUS = 130  # 128 + SIGINT, the shell's status for a command ended by Ctrl-C
+_RESUMABLE = False
+
+
+def resumable() -> None:
+    """Say that this command records its tasks (``--out``): the interrupt message then tells how to resume."""
+    global _RESUMABLE
+    _RESUMABLE = True
+
+
+def message() -> str:
+    """The one line printed on Ctrl-C."""
+    if _RESUMABLE:
+        return "interrupted; rerun the same command to resume"
+    return "interrupted; nothing was kept (--out DIR keeps the finished tasks and resumes from them)"
+
+
+def leave_sigint_to_the_command() -> None:
+    """Make every later CP-SAT solve of this process leave SIGINT to the command (see the module docstring)."""
+    from milp import cpsat
+
+    cpsat.CATCH_SIGINT = False
+
+
+def _hard_exit() -> None:
+    for child in multiprocessing.active_children():  # worker processes would outlive us
+        with contextlib.suppress(Exception):
+            child.kill()
+    with contextlib.suppress(Exception):
+        sys.stderr.write(message() + "\n")
+        sys.stderr.flush()
+    os._exit(EXIT_STATUS)
+
+
+@contextlib.contextmanager
+def guard(grace: float = 1.0) -> Iterator[None]:
+    """Run a command under the Ctrl-C rules of this module (a no-op outside the main thread).
+
+    Parameters
+    ----------
+    grace
+        Seconds the main thread has to take the first SIGINT before the
+        watcher thread ends the process.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    leave_sigint_to_the_command()
+    taken = threading.Event()
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+
+    def on_sigint(signum, frame):
+        if taken.is_set():
+            return  # the first one is being handled; the watcher sees this one
+        taken.set()
+        raise KeyboardInterrupt
+
+    def watch() -> None:
+        seen = 0
+        while True:
+            try:
+                data = reader.recv(64)
+            except OSError:
+                return
+            if not data:
+                return
+            seen += data.count(signal.SIGINT)
+            if seen >= 2 or (seen == 1 and not taken.wait(grace)):
+                _hard_exit()
+
+    old_handler = signal.signal(signal.SIGINT, on_sigint)
+    old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    watcher = threading.Thread(target=watch, name="sigint-watcher", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        signal.signal(signal.SIGINT, old_handler)
+        writer.close()
+        with contextlib.suppress(OSError):
+            reader.shutdown(socket.SHUT_RDWR)
+        reader.close()
