@@ -93,7 +93,7 @@ def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool 
     ------
     InstanceError
         When ``problem`` is neither, or its times are too large to sum
-        (:func:`heuristics.far_tree.check_scale`);
+        (:func:`instances.mig_problem.check_scale`);
         :class:`~instances.errors.OptionError` for a bad or unknown option.
 
     Examples

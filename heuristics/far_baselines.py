@@ -45,11 +45,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence, Union
 
-from heuristics.far_tree import check_scale
 from instances import options
 from instances.errors import InstanceError
 from instances.gpus import GPUSpec, Placement
-from instances.mig import Problem, Reconfiguration, Schedule, ScheduledTask, Task, Workload
+from instances.mig import Problem, Reconfiguration, Schedule, ScheduledTask, Task, Workload, check_scale
 from instances.mig_channel import OpChannel
 
 __all__ = ["miso_opt", "fixpart", "fixpart_best", "fixpart_whole", "fixpart_ones", "fixpart_all",

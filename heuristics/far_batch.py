@@ -84,10 +84,10 @@ from typing import Any, Iterator, Mapping, Sequence
 from heuristics import far_refine
 from heuristics.far_phase2 import Bound, runs_makespan, simulate
 from heuristics.far_report import FarPlan, RepartitionTree, TreeNode
-from heuristics.far_tree import TIES, Tree, Timing, check_scale, replay, to_schedule
+from heuristics.far_tree import TIES, Tree, Timing, replay, to_schedule
 from instances import options
 from instances.errors import InstanceError, OptionError
-from instances.mig_problem import Problem
+from instances.mig_problem import Problem, check_scale
 from instances.mig_schedule import Schedule
 
 __all__ = ["FarPlan", "RepartitionTree", "TreeNode", "family", "schedule_allocation", "plan", "check_options",
@@ -508,7 +508,7 @@ def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_itera
     ------
     InstanceError
         When ``problem`` is not a problem, or its times are too large to sum
-        (:func:`heuristics.far_tree.check_scale`);
+        (:func:`instances.mig_problem.check_scale`);
         :class:`~instances.errors.OptionError` for a bad or unknown option.
 
     Examples

@@ -61,11 +61,11 @@ from typing import Any, Sequence
 from heuristics import far_batch
 from heuristics.far_batch import FarPlan
 from heuristics.far_refine import pick_move, pick_swap
-from heuristics.far_tree import Tree, check_scale
+from heuristics.far_tree import Tree
 from instances import options
 from instances.errors import InstanceError, OptionError
 from instances.mig_channel import OpChannel
-from instances.mig_problem import Problem, Workload
+from instances.mig_problem import Problem, Workload, check_scale
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 
 __all__ = ["MultiBatchPlan", "plan_workload", "compare_concatenations", "check_concatenation", "METHODS"]

@@ -29,8 +29,6 @@ Public API
 :func:`to_schedule`
     The :class:`~instances.mig_schedule.Schedule` of node task lists (tasks
     and create/destroy operations); it passes :func:`instances.mig.check`.
-:func:`check_scale`
-    Rejects problems whose times are too large for the sums these timings form.
 :func:`std_heap_push`, :func:`std_heap_pop`
     A min-heap of ``(key, item)`` pairs that orders equal keys exactly as
     libstdc++'s ``std::priority_queue`` does (``replay(..., ties="reference")``).
@@ -71,29 +69,22 @@ Moving ``c`` to the other half and re-timing:
 from __future__ import annotations
 
 import heapq
-import sys
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Sequence
 
 from instances.errors import InstanceError, OptionError
 from instances.gpus import GPUSpec, Placement
-from instances.mig_problem import Problem, Workload
+from instances.mig_problem import MAX_TOTAL_TIME, check_scale  # noqa: F401 (moved to the problem's validation; kept importable here)
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 from instances.options import known_options
 
-__all__ = ["Tree", "Timing", "replay", "to_schedule", "check_scale", "MAX_TOTAL_TIME", "TIES", "std_heap_push",
-           "std_heap_pop"]
+__all__ = ["Tree", "Timing", "replay", "to_schedule", "TIES", "std_heap_push", "std_heap_pop"]
 
 #: Tie rules for nodes whose end times are equal in Algorithm 1's min-heap:
 #: ``"ours"`` pops the node that comes first in the tree's breadth-first order;
 #: ``"reference"`` pops them in the order the FAR authors' C++ implementation
 #: does (a ``std::priority_queue`` of libstdc++, see :func:`std_heap_pop`).
 TIES = ("ours", "reference")
-
-#: The largest total of task work, releases and reconfiguration times that
-#: :func:`check_scale` accepts: far enough below the largest float that no
-#: sum of these times (nor ``size * time``) can overflow.
-MAX_TOTAL_TIME = sys.float_info.max / 8
 
 
 class Tree:
@@ -373,39 +364,3 @@ def to_schedule(tree: Tree, node_tasks: Sequence[Sequence[int]], durations: Sequ
     ops.sort(key=lambda o: o.start)
     tasks.sort(key=lambda t: (t.start, t.placement.start))
     return Schedule(tree.gpu, tasks, ops, tm.makespan)
-
-
-@known_options
-def check_scale(problem: Union[Problem, Workload]) -> None:
-    """Refuse times so large that a schedule's sums would overflow floating point.
-
-    The loader accepts any finite time (1e308 included). Every time a MIG
-    method of this package computes (a start, an end, ``s * t(s)``, a total
-    work) is at most the latest release, plus the sum over tasks of their
-    largest work ``s * t(s)``, plus the longest create/destroy time once for
-    each of ``2 * (n + batches * placements)`` operations (no method here
-    emits more). When that total exceeds :data:`MAX_TOTAL_TIME` (about 2.2e307
-    s) end times could overflow to infinity, so the problem is refused with an
-    :class:`~instances.errors.InstanceError` asking for larger time units.
-
-    Examples
-    --------
-    >>> from instances import mig
-    >>> check_scale(mig.Problem("A30", [mig.Task("a", {1: 4.0, 2: 2.5, 4: 1.5})]))
-    >>> check_scale(mig.Problem("A30", [mig.Task("a", {1: 1e308, 2: 1e308, 4: 1e308})]))
-    Traceback (most recent call last):
-    ...
-    instances.errors.InstanceError: field times: task times too large: their sums reach inf s (at most 2.2e+307 s can be scheduled without overflow); express the times in larger units
-    """
-    gpu = problem.gpu
-    batches = problem.batches if isinstance(problem, Workload) else (problem,)
-    longest_op = max([*gpu.create_time.values(), *gpu.destroy_time.values(), 0.0])
-    # plain float sums: an overflow gives inf here (never an exception) and fails the test below
-    total = max((b.release for b in batches), default=0.0)
-    total += 2 * (len(problem.tasks) + len(batches) * len(gpu.placements)) * longest_op
-    for task in problem.tasks:
-        total += max(s * t for s, t in task.times.items())
-    if not total <= MAX_TOTAL_TIME:
-        raise InstanceError(f"task times too large: their sums reach {total:.3g} s (at most {MAX_TOTAL_TIME:.2g} s "
-                            f"can be scheduled without overflow); express the times in larger units",
-                            field="times")

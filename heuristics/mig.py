@@ -12,7 +12,7 @@ listed here):
   are all zero, as after ``problem.without_reconfiguration()``);
 * it is deterministic, and bad input raises
   :class:`~instances.errors.InstanceError` (times too large to sum included,
-  see :func:`heuristics.far_tree.check_scale`).
+  see :func:`instances.mig_problem.check_scale`).
 
 Benchmarks build their tables from :data:`METHODS` in its order. The names
 are those the FAR paper's comparison uses (Sec. 6.5), and ``MIG-search`` is the

@@ -71,10 +71,10 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from heuristics import far
-from heuristics.far_tree import Tree, check_scale, to_schedule
+from heuristics.far_tree import Tree, to_schedule
 from instances import options as opt
 from instances.errors import InstanceError
-from instances.mig_problem import Problem, Workload
+from instances.mig_problem import Problem, Workload, check_scale
 from instances.mig_retime import Session, retime_sessions
 from instances.mig_schedule import Schedule
 

@@ -36,13 +36,13 @@ from instances.mig_generator import (SCALING_PRESETS, TIME_PRESETS, class_counts
                                      scaling_shares)
 from instances.console import Parser, say
 from instances.mig_plot import MAX_PLOT_ENTRIES, plot_schedule, save_gantt, write_gantt
-from instances.mig_problem import Problem, Task, Workload, from_dict, load, save
+from instances.mig_problem import MAX_TOTAL_TIME, Problem, Task, Workload, check_scale, from_dict, load, save
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 from instances.mig_channel import OpChannel
 from instances.mig_tasklist import load_tasklist
 
 __all__ = [
-    "Task", "Problem", "Workload", "load", "save", "from_dict",
+    "Task", "Problem", "Workload", "load", "save", "from_dict", "check_scale", "MAX_TOTAL_TIME",
     "Schedule", "ScheduledTask", "Reconfiguration",
     "check", "is_feasible", "TOLERANCE",
     "generate", "generate_workload", "SCALING_PRESETS", "TIME_PRESETS", "scaling_shares", "class_counts",

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -35,8 +36,14 @@ from instances import gpus
 from instances.errors import GPUSpecError, InstanceError
 from instances import files
 from instances.gpus import GPUSpec
+from instances.options import known_options
 
-__all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict"]
+__all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict", "check_scale", "MAX_TOTAL_TIME"]
+
+#: The largest total of task work, releases and reconfiguration times that
+#: :func:`check_scale` accepts: far enough below the largest float that no
+#: sum of these times (nor ``size * time``) can overflow.
+MAX_TOTAL_TIME = sys.float_info.max / 8
 
 
 @dataclass(frozen=True)
@@ -393,3 +400,39 @@ def save(problem: Problem | Workload, path: str | Path) -> None:
     A path that cannot be written raises :class:`~instances.errors.OutputError` naming it.
     """
     files.write_text(path, json.dumps(problem.to_dict(), indent=1) + "\n")
+
+
+@known_options
+def check_scale(problem: Problem | Workload) -> None:
+    """Refuse times so large that a schedule's sums would overflow floating point.
+
+    The loader accepts any finite time (1e308 included). Every time a MIG
+    method of the toolkit computes (a start, an end, ``s * t(s)``, a total
+    work) is at most the latest release, plus the sum over tasks of their
+    largest work ``s * t(s)``, plus the longest create/destroy time once for
+    each of ``2 * (n + batches * placements)`` operations (no method emits
+    more). When that total exceeds :data:`MAX_TOTAL_TIME` (about 2.2e307 s)
+    end times could overflow to infinity, so the problem is refused with an
+    :class:`~instances.errors.InstanceError` asking for larger time units.
+    The heuristics and the exact backends call it on every problem they take.
+
+    Examples
+    --------
+    >>> check_scale(Problem("A30", [Task("a", {1: 4.0, 2: 2.5, 4: 1.5})]))
+    >>> check_scale(Problem("A30", [Task("a", {1: 1e308, 2: 1e308, 4: 1e308})]))
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: field times: task times too large: their sums reach inf s (at most 2.2e+307 s can be scheduled without overflow); express the times in larger units
+    """
+    gpu = problem.gpu
+    batches = problem.batches if isinstance(problem, Workload) else (problem,)
+    longest_op = max([*gpu.create_time.values(), *gpu.destroy_time.values(), 0.0])
+    # plain float sums: an overflow gives inf here (never an exception) and fails the test below
+    total = max((b.release for b in batches), default=0.0)
+    total += 2 * (len(problem.tasks) + len(batches) * len(gpu.placements)) * longest_op
+    for task in problem.tasks:
+        total += max(s * t for s, t in task.times.items())
+    if not total <= MAX_TOTAL_TIME:
+        raise InstanceError(f"task times too large: their sums reach {total:.3g} s (at most {MAX_TOTAL_TIME:.2g} s "
+                            f"can be scheduled without overflow); express the times in larger units",
+                            field="times")

@@ -29,13 +29,14 @@ import math
 import numbers
 from typing import Any, Union
 
+from heuristics.mig_plans import serial_on_root
 from instances import mig
 from instances import options as opt
 from instances.errors import InstanceError, OptionError
-from instances.mig_problem import Problem, Workload
+from instances.mig_problem import Problem, Workload, check_scale
 from instances.mig_retime import TimedPlan, plan_from_runs, plan_from_schedule, retime_order
 from instances.mig_schedule import Schedule
-from milp.mig_plans import checked, serial_on_root
+from milp.mig_plans import checked
 from milp.result import TOLERANCE, Result
 
 __all__ = ["solve", "CPSAT_OPTIONS", "PYOMO_OPTIONS"]
@@ -170,7 +171,7 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
         For a bad option value or an option the backend does not know.
     InstanceError
         For times so large that schedules would overflow (see
-        :func:`heuristics.far_tree.check_scale`).
+        :func:`instances.mig_problem.check_scale`).
     """
     seconds = opt.time_limit(time_limit)
     if not isinstance(problem, (Problem, Workload)):
@@ -190,7 +191,6 @@ def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfigura
 
         check_solver(backend)
     from heuristics import far  # noqa: F401 - imported here for the same reason
-    from heuristics.far_tree import check_scale
 
     deadline = opt.Deadline(seconds)
     if not reconfiguration:

@@ -46,6 +46,7 @@ import math
 from typing import Any, Union
 
 from bounds import mig as mig_bounds
+from heuristics.mig_plans import improve_assignment, tree_plans, tree_schedule
 from instances import mig
 from instances.errors import SolverError
 from instances.mig_problem import Problem, Workload
@@ -56,7 +57,6 @@ from milp.mig_cpsat_benders import benders_loop
 from milp.mig_cpsat_model import build, checked_plan, extract, hints, session_slots
 from milp.mig_cpsat_relax import PROOF_SHARE, master_parameters, relaxation_bound, solve_relaxation
 from milp.mig_cpsat_scale import MAX_UNITS, Scale, choose_resolution
-from milp.mig_plans import improve_assignment, tree_plans, tree_schedule
 from milp.result import TOLERANCE, Result
 
 __all__ = ["solve_cpsat", "Scale", "choose_resolution", "session_slots", "tree_schedule", "tree_plans",

@@ -25,6 +25,7 @@ import math
 from collections import defaultdict
 from typing import Callable, Union
 
+from heuristics.mig_plans import tree_plans
 from instances import mig
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
@@ -33,7 +34,6 @@ from milp import cpsat
 from milp.mig_cpsat_model import Model, checked_plan
 from milp.mig_cpsat_relax import MasterRun, solve_master
 from milp.mig_cpsat_scale import Scale
-from milp.mig_plans import tree_plans
 from milp.result import TOLERANCE, Result
 
 __all__ = ["benders_loop", "deletion_filter"]

@@ -43,7 +43,7 @@ from typing import Any, Union
 
 from ortools.sat.python import cp_model
 
-from milp.mig_plans import tree_schedule
+from heuristics.mig_plans import tree_schedule
 from instances import mig
 from instances.errors import SolverError
 from instances.gpus import Placement

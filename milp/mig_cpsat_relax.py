@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from bounds import mig as mig_bounds
-from milp.mig_plans import best_plan
+from heuristics.mig_plans import best_plan
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
 from instances.options import Deadline, known_options

@@ -48,14 +48,14 @@ from typing import Any, Union
 import pyomo.environ as pe
 
 from bounds import mig as mig_bounds
-from instances import mig
+from heuristics.mig_plans import best_plan, improve_assignment, improve_channel, tree_plans
 from instances.errors import OptionError, SolverError
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions, sessionize
 from instances.mig_schedule import Schedule, ScheduledTask
 from instances.options import Deadline, known_options
 from milp.highs import solve_highs
-from milp.mig_plans import best_plan, checked, improve_assignment, improve_channel, tree_plans
+from milp.mig_plans import checked
 from milp.mig_pyomo_assignment import add_symmetry, build_assignment_model, read_assignment, set_assignment
 from milp.result import Result
 

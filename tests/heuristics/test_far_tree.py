@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heuristics import far
-from heuristics.far_tree import MAX_TOTAL_TIME, Tree, check_scale, replay, to_schedule
+from heuristics.far_tree import Tree, replay, to_schedule
+from instances.mig_problem import MAX_TOTAL_TIME, check_scale
 from instances import gpus, mig
 from instances.errors import InstanceError
 

@@ -21,7 +21,7 @@ from instances import gpus, mig
 from instances.mig_retime import canonical
 from milp import TOLERANCE
 from milp import mig as milp_mig
-from milp.mig_plans import best_plan, serial_on_root
+from heuristics.mig_plans import best_plan, serial_on_root
 from milp.result import Status
 
 TOL = 1e-5

@@ -1,9 +1,9 @@
-"""Schedules built from a fixed assignment along the placement tree (:func:`milp.mig_plans.tree_plans`)."""
+"""Schedules built from a fixed assignment along the placement tree (:func:`heuristics.mig_plans.tree_plans`)."""
 
 from hypothesis import given, settings, strategies as st
 
 from instances import mig
-from milp.mig_plans import tree_plans
+from heuristics.mig_plans import tree_plans
 
 
 def _assignment(p: mig.Problem, picks: list[int]) -> dict:
