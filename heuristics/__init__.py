@@ -4,9 +4,10 @@ One module per problem family, each with a ``METHODS`` registry (display
 name -> method) that the benchmarks build their tables from:
 
 * MIG: ``far`` (FAR, the entry point; its chain ``far_tree`` -> ``far_refine``
-  -> ``far_batch`` -> ``far_multibatch``, and ``far_cli``), ``far_baselines``
-  (MISO-opt, FixPart), ``mig_search`` (local search from FAR), ``mig``
-  (the registry);
+  -> ``far_phase2`` -> ``far_report`` -> ``far_batch`` -> ``far_multibatch``,
+  and ``far_cli``), ``far_baselines`` (MISO-opt, FixPart), ``mig_search``
+  (local search from FAR), ``mig_plans`` (list-schedule and fixed-assignment
+  plans, the exact backends' warm starts), ``mig`` (the registry);
 * ``hetero`` (weighted tardiness on heterogeneous GPUs), ``pairing``
   (co-scheduling pairs), ``realtime`` (real-time partitioning), ``case``
   (CASE packing).

@@ -15,10 +15,13 @@ modules, each importing only the ones before it:
    exact timing (:func:`~heuristics.far_tree.replay`) of node task lists;
    the public API for other MIG heuristics;
 2. :mod:`heuristics.far_refine` -- phase 3;
-3. :mod:`heuristics.far_batch` -- phases 1-2 for one batch and the reports
-   (:class:`FarPlan`, :class:`RepartitionTree`, :class:`TreeNode`);
-4. :mod:`heuristics.far_multibatch` -- Sec. 4's concatenation;
-5. this module; the command line is :mod:`heuristics.far_cli`.
+3. :mod:`heuristics.far_phase2` -- phase 2's simulations (Algorithm 1) and
+   its lower bound;
+4. :mod:`heuristics.far_report` -- the reports (:class:`FarPlan`,
+   :class:`RepartitionTree`, :class:`TreeNode`);
+5. :mod:`heuristics.far_batch` -- phases 1-3 for one batch;
+6. :mod:`heuristics.far_multibatch` -- Sec. 4's concatenation;
+7. this module; the command line is :mod:`heuristics.far_cli`.
 
 Examples
 --------
@@ -59,42 +62,16 @@ def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool 
          **unknown: Any) -> Union[FarPlan, MultiBatchPlan]:
     """FAR phases 1-3 for a batch (or Sec. 4's concatenation for a workload).
 
-    Parameters
-    ----------
-    problem
-        A :class:`~instances.mig.Problem`, or a :class:`~instances.mig.Workload`.
-    refine
-        Run phase 3 (Algorithm 2).
-    prune
-        Skip allocations whose lower bound cannot beat the best so far (exact:
-        the result is the same; ``False`` schedules every allocation).
-    max_iterations, min_improvement
-        Refinement stop rules: at most ``max_iterations`` iterations (default
-        100); stop when an iteration improves the makespan by less than the
-        relative ``min_improvement`` (default 0: any improvement continues).
-    method, max_ops
-        For a workload: the concatenation (``"move_swap"`` (default),
-        ``"reversed"`` or ``"trivial"``) and the cap on move/swap rounds per
-        batch boundary (see :func:`heuristics.far_multibatch.plan_workload`).
-        A single batch has nothing to concatenate; the values are checked
-        and have no effect.
-    ties
-        Tie rules of phases 1+2 (:data:`heuristics.far_batch.TIE_RULES`):
-        ``"ours"`` (default), ``"reference"`` (the FAR authors' C++
-        implementation bit for bit) or ``"best"`` (both, keep the better);
-        for a workload, every batch's plan.
-
-    Returns
-    -------
-    FarPlan
-        (or :class:`MultiBatchPlan` for a workload).
-
-    Raises
-    ------
-    InstanceError
-        When ``problem`` is neither, or its times are too large to sum
-        (:func:`instances.mig_problem.check_scale`);
-        :class:`~instances.errors.OptionError` for a bad or unknown option.
+    A :class:`~instances.mig.Problem` is planned by
+    :func:`heuristics.far_batch.plan`, whose docstring describes ``refine``,
+    ``prune``, ``max_iterations``, ``min_improvement`` and ``ties``; a
+    :class:`~instances.mig.Workload` by
+    :func:`heuristics.far_multibatch.plan_workload`, which also takes
+    ``method`` (one of :data:`heuristics.far_multibatch.CONCATENATIONS`) and
+    ``max_ops`` (for a single batch these two are checked and have no effect).
+    Returns a :class:`FarPlan` (a :class:`MultiBatchPlan` for a workload);
+    raises :class:`~instances.errors.InstanceError` for a bad problem and
+    :class:`~instances.errors.OptionError` for a bad or unknown option.
 
     Examples
     --------

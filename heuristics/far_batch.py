@@ -1,8 +1,8 @@
 """FAR for one batch: phases 1-2 (family of allocations, Algorithm 1) and the plan it reports.
 
-Part of FAR's chain (``far_tree`` <- ``far_refine`` <- ``far_phase2`` <-
-``far_report`` <- ``far_batch`` <- ``far_multibatch`` <- ``far``); most callers
-use :mod:`heuristics.far`, which re-exports the public names.
+Part of FAR's chain of modules (listed in :mod:`heuristics.far`), after
+``far_phase2`` and ``far_report``; most callers use :mod:`heuristics.far`,
+which re-exports the public names.
 
 1. **Phase 1** (FAR paper, Sec. 3.1, after Turek et al.): a family of
    allocations (a size per task). The first gives every task the smallest

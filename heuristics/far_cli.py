@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="OUT", help="write the schedule JSON here (default: not written)")
     parser.add_argument("--plot", metavar="PNG", help="write a Gantt chart here; the suffix sets the format "
                         "(default: not drawn)")
-    parser.add_argument("--method", default="move_swap", choices=sorted(far_multibatch.METHODS),
+    parser.add_argument("--method", default="move_swap", choices=sorted(far_multibatch.CONCATENATIONS),
                         help="multi-batch concatenation (FAR paper, Sec. 4) for a workload file "
                              "(default: move_swap)")
     parser.add_argument("--ties", default="ours", choices=far_batch.TIE_RULES,

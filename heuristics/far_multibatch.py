@@ -1,8 +1,7 @@
 """FAR for several batches: online concatenation with overlap (FAR paper, Sec. 4).
 
-The fourth module of FAR's chain (``far_tree`` <- ``far_refine`` <-
-``far_batch`` <- ``far_multibatch`` <- ``far``); :func:`heuristics.far.plan`
-calls :func:`plan_workload` for a :class:`~instances.mig.Workload`.
+Part of FAR's chain of modules (listed in :mod:`heuristics.far`), after
+``far_batch``; :func:`heuristics.far.plan` calls :func:`plan_workload` for a :class:`~instances.mig.Workload`.
 
 Each batch is planned by FAR (phases 1-3) when it is released, as if it had
 the GPU to itself; its plan is then appended to what is already scheduled.
@@ -68,9 +67,10 @@ from instances.mig_channel import OpChannel
 from instances.mig_problem import Problem, Workload, check_scale
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 
-__all__ = ["MultiBatchPlan", "plan_workload", "compare_concatenations", "check_concatenation", "METHODS"]
+__all__ = ["MultiBatchPlan", "plan_workload", "compare_concatenations", "check_concatenation", "CONCATENATIONS"]
 
-METHODS = ("trivial", "reversed", "move_swap")
+#: The concatenation methods of Sec. 4 (the ``method`` option of :func:`plan_workload`).
+CONCATENATIONS = ("trivial", "reversed", "move_swap")
 
 
 @dataclass
@@ -302,7 +302,7 @@ def check_concatenation(method: Any = "move_swap", max_ops: Any = 1000) -> None:
     ...
     instances.errors.OptionError: field method: must be one of 'trivial', 'reversed', 'move_swap'; got 'sideways'
     """
-    options.choice(method, METHODS, "method")
+    options.choice(method, CONCATENATIONS, "method")
     if isinstance(max_ops, bool) or not isinstance(max_ops, numbers.Integral) or max_ops < 0:
         raise OptionError(f"max_ops must be an integer >= 0, got {max_ops!r}")
 
@@ -413,7 +413,7 @@ def compare_concatenations(workload: Workload, refine: bool = True, *, prune: bo
     plans = [far_batch.plan(_at_zero(b), refine=refine, prune=prune, max_iterations=max_iterations,
                             min_improvement=min_improvement) for b in workload.batches]
     out: dict[str, Any] = {}
-    for m in METHODS:
+    for m in CONCATENATIONS:
         res = plan_workload(workload, m, refine, plans=plans)
         out[m] = res.makespan
         if m == "move_swap":

@@ -1,7 +1,7 @@
 """Phase 2 of FAR (Algorithm 1) as fast simulations, and a lower bound on its makespan.
 
-Part of FAR's chain (``far_tree`` <- ``far_refine`` <- ``far_phase2`` <-
-``far_batch``): :mod:`heuristics.far_batch` scans the family of allocations
+Part of FAR's chain of modules (listed in :mod:`heuristics.far`), after
+``far_refine``: :mod:`heuristics.far_batch` scans the family of allocations
 (phase 1) with these functions; most callers use :mod:`heuristics.far`.
 
 :func:`simulate`

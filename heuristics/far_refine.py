@@ -1,7 +1,7 @@
 """FAR phase 3: refinement by task moves and swaps (FAR paper, Sec. 3.3, Algorithm 2).
 
-Second module of FAR's chain (``far_tree`` <- ``far_refine`` <- ``far_batch``
-<- ``far_multibatch`` <- ``far``): it works on node task lists of
+Second module of FAR's chain (listed in :mod:`heuristics.far`), after
+``far_tree``: it works on node task lists of
 :class:`heuristics.far_tree.Tree` and re-times them with
 :func:`heuristics.far_tree.replay`. :func:`pick_move` and :func:`pick_swap`
 are also used by the multi-batch concatenation (Sec. 4.3).

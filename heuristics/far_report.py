@@ -1,9 +1,10 @@
 """FAR's results for one batch: the plan and its repartitioning-tree report.
 
-Part of FAR's chain (``far_tree`` <- ... <- ``far_report`` <- ``far_batch``):
-:func:`heuristics.far_batch.plan` returns a :class:`FarPlan`, whose ``tree``
-(:class:`RepartitionTree` of :class:`TreeNode`) prints as Algorithm 1's
-output tree (FAR paper, Figure 4, with the tasks each instance runs).
+Part of FAR's chain of modules (listed in :mod:`heuristics.far`), after
+``far_phase2``: :func:`heuristics.far_batch.plan` returns a :class:`FarPlan`,
+whose ``tree`` (:class:`RepartitionTree` of :class:`TreeNode`) prints as
+Algorithm 1's output tree (FAR paper, Figure 4, with the tasks each instance
+runs).
 
 Examples
 --------

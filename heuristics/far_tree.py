@@ -1,9 +1,9 @@
 """The repartitioning tree as FAR uses it, and the exact timing of task lists on it.
 
-The lowest module of FAR's chain (``far_tree`` <- ``far_refine`` <-
-``far_batch`` <- ``far_multibatch`` <- ``far``), and the public way for any
-MIG heuristic to build and time schedules on the repartitioning tree (FAR
-paper, Sec. 3.2, Figure 4) without FAR's private names.
+The lowest module of FAR's chain (listed in :mod:`heuristics.far`), and the
+public way for any MIG heuristic to build and time schedules on the
+repartitioning tree (FAR paper, Sec. 3.2, Figure 4) without FAR's private
+names.
 
 Public API
 ----------

@@ -123,7 +123,7 @@ def _default_hint(problem: Union[Problem, Workload]) -> tuple[Schedule | None, s
         return None, f"none (far failed: {type(exc).__name__}: {exc})"
 
 
-def solve(problem: Union[Problem, Workload], backend: str = "cpsat", reconfiguration: bool = True,
+def solve(problem: Union[Problem, Workload], *, backend: str = "cpsat", reconfiguration: bool = True,
           time_limit: float | None = None, workers: int | None = None, hint: Schedule | None | bool = None,
           lower_bound: float | None = None, **options: Any) -> Result:
     """Solve a MIG batch or workload to optimality, or to the time limit.

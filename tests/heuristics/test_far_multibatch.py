@@ -20,7 +20,7 @@ PRESETS = [(w, t) for w in ("PoorScaling", "MixedScaling", "GoodScaling") for t 
 @given(gpu=st.sampled_from(["A30", "A100"]), preset=st.sampled_from(PRESETS),
        sizes=st.lists(st.integers(1, 15), min_size=1, max_size=4),
        gaps=st.lists(st.floats(0, 150), min_size=4, max_size=4),
-       seed=st.integers(0, 10_000), reconf=st.booleans(), method=st.sampled_from(far_multibatch.METHODS))
+       seed=st.integers(0, 10_000), reconf=st.booleans(), method=st.sampled_from(far_multibatch.CONCATENATIONS))
 def test_combined_schedule_passes_the_checker(gpu, preset, sizes, gaps, seed, reconf, method):
     releases = [0.0]
     for g in gaps[: len(sizes) - 1]:
@@ -99,7 +99,7 @@ def test_zero_length_operations_never_sit_inside_others(gpu, size, seed, method)
 
 @settings(max_examples=30)
 @given(gpu=st.sampled_from(["A30", "A100"]), zero=st.data(), seed=st.integers(0, 10_000),
-       method=st.sampled_from(far_multibatch.METHODS))
+       method=st.sampled_from(far_multibatch.CONCATENATIONS))
 def test_gpu_with_some_zero_reconfiguration_times(gpu, zero, seed, method):
     sizes = zero.draw(st.lists(st.sampled_from(gpus.get(gpu).sizes), min_size=1, max_size=3, unique=True))
     w = mig.generate_workload([5, 6, 4], [0.0, 3.0, 6.0], _zero_times(gpu, set(sizes)), seed=seed)

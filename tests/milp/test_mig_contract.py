@@ -256,6 +256,16 @@ def test_backend_options_are_checked(backend, bad):
         milp_mig.solve(P3, backend=backend, **bad)
 
 
+def test_every_option_after_the_problem_is_keyword_only():
+    # a positional "False" must never be read as a backend or a reconfiguration flag by its place
+    import inspect
+
+    params = list(inspect.signature(milp_mig.solve).parameters.values())[1:]
+    assert params and all(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in params)
+    with pytest.raises(TypeError):
+        milp_mig.solve(P3, "cpsat", False)
+
+
 def test_the_reconfiguration_flag_is_the_problem_transform():
     p = mig.generate(n=4, gpu="A30", seed=5)
     flag = milp_mig.solve(p, backend="cpsat", reconfiguration=False, time_limit=20)
