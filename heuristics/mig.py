@@ -61,8 +61,7 @@ def search(problem: Union[Problem, Workload]) -> Schedule:
 
     It runs its default budget of search steps with no wall limit: a wall
     limit would make the row depend on the machine's load, and the registry's
-    methods are deterministic. The budget takes about 0.4 s beyond FAR's time
-    on one unloaded core.
+    methods are deterministic.
     """
     return mig_search.schedule(problem, time_limit=None)
 

@@ -296,11 +296,9 @@ def tree_plans(problem: ProblemLike, assignment: dict[str, Placement],
     orders, and the ``keep`` shortest mixed ones that are already shorter
     than both, have their channel order improved by swapping neighbours
     (:func:`improve_channel`); ``mixed=False`` builds the two pure orders
-    only. Mixing pays
-    where one subtree ends with a wide session and another with narrow ones
-    (A100 n = 12 PoorScaling/NarrowTimes: the 4-slice session last on its
-    half, its sibling top-down, 0.01 s shorter than either pure order).
-    Single batch, one release.
+    only. Mixing pays where one subtree ends with a wide session and another
+    with narrow ones (the 4-slice session of an A100 last on its half, its
+    sibling half top-down). Single batch, one release.
 
     Examples
     --------

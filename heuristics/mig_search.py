@@ -32,17 +32,17 @@ makespan alone is flat over most moves). The temperature falls geometrically
 from a share of FAR's makespan; a run restarts from its best state when a
 stretch of its budget brings no improvement, and several independent runs
 from FAR share the budget (one run's result varies much with its random
-choices; the best of several much less). Parameters were chosen on generated
-n = 12 A100 batches.
+choices; the best of several much less). How the parameters were chosen is in
+``docs/models/mig_search.md``.
 
 Budget and determinism: the search stops after ``evaluations`` steps (a
 proposed change, timed unless it changes nothing) or when ``time_limit``
 seconds of wall time have passed, whichever comes first. Up to the step
 budget everything depends only on the problem and ``seed``: the same call
 gives the same schedule unless the wall limit stopped it
-(``plan(...).stats["stopped"]`` says which). The default budget takes about
-0.4 s on one unloaded core beyond FAR's own time; :data:`heuristics.mig.METHODS`
-lists the method with no wall limit, so that its row is deterministic on a
+(``plan(...).stats["stopped"]`` says which). The default budget is
+:data:`DEFAULT_EVALUATIONS` steps; :data:`heuristics.mig.METHODS` lists the
+method with no wall limit, so that its row is deterministic on a
 loaded machine too.
 
 The result is never worse than FAR: FAR's schedule is returned unless the
@@ -80,11 +80,11 @@ from instances.mig_schedule import Schedule
 
 __all__ = ["plan", "schedule", "SearchPlan", "DEFAULT_EVALUATIONS"]
 
-#: Search steps by default (about 0.4 s on one unloaded core).
+#: Search steps by default.
 DEFAULT_EVALUATIONS = 20_000
 
 # temperatures as shares of FAR's makespan, and the stretch without improvement (share of the
-# budget) after which the search restarts from its best state: chosen on generated n = 12 A100 batches
+# budget) after which the search restarts from its best state (docs/models/mig_search.md)
 _T_START, _T_END, _STALL = 0.03, 0.002, 0.125
 #: Share of steps that try the mirrored order.
 _FLIP = 0.05

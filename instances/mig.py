@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-#: Largest batch ``generate`` writes (about 15 s; far beyond any experiment here).
+#: Largest batch ``generate`` writes (far beyond any experiment here).
 MAX_GENERATE_TASKS = 100_000
 
 

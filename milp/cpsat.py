@@ -32,10 +32,9 @@ DEFAULT_WORKERS = 2
 
 #: Parameters every solve gets unless the caller overrides them. OR-Tools 9.15's inclusion presolve
 #: (``ProcessAtMostOneAndLinear`` and the inclusion detection it gates) can remove optimal solutions and
-#: then certify a worse optimum (https://github.com/google/or-tools/issues/5293, open for 9.15); it did
-#: so on the MIG assignment relaxation (A100 n = 16 MixedScaling/WideTimes p_sup 0.5 seed 3101: OPTIMAL
-#: 116.7203 while a solution of 116.5203 satisfies every constraint; with this limit, or without presolve,
-#: 116.5203). A work limit of 0 switches that presolve step off and leaves the rest of presolve on.
+#: then certify a worse optimum (https://github.com/google/or-tools/issues/5293, open for 9.15; the MIG
+#: assignment relaxation where it happened is in docs/models/mig_cpsat.md, "A CP-SAT presolve step that
+#: is switched off"). A work limit of 0 switches that presolve step off and leaves the rest on.
 SAFE_PARAMETERS: dict[str, Any] = {"presolve_inclusion_work_limit": 0}
 
 #: CP-SAT's ``catch_sigint_signal``: on, Ctrl-C stops a search and the solve returns its best solution

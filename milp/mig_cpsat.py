@@ -72,10 +72,8 @@ def _phases(split: bool, deadline: Deadline, workers) -> list[tuple[float, dict[
     workers) first :data:`PROOF_SHARE` of the time with every worker on a full
     search (:func:`master_parameters`), then CP-SAT's defaults, whose LNS
     workers find the better assignments, for the rest: the split the
-    assignment relaxation uses. A100 n = 20 MixedScaling/WideTimes p_sup 0.5
-    without reconfiguration, 60 s: the full-search workers alone proved
-    tuning seeds 4500-4503 in 3.0 / 6.5 / 22.4 / 55.2 s against 12.3 / 19.5
-    / 47.9 / >60 s with the defaults.
+    assignment relaxation uses (``docs/models/mig_cpsat.md``, "Design
+    decisions").
     """
     proof = master_parameters(workers)
     if not split or not proof or deadline.remaining() is None:

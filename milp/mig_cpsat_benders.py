@@ -75,9 +75,8 @@ def deletion_filter(problem: Problem, assignment: dict[str, Placement], target: 
             break
         sub = Problem(gpu, rest)
         mine = {u.name: assignment[u.name] for u in rest}
-        # pure orders only: with the mixed ones the filter took 5.8 s instead of 0.9 s on a
-        # `benchmarks.compare --n 12` instance (index 2), and that command's mean time to proof
-        # rose from 0.6-1.1 s to 1.4-1.8 s
+        # pure orders only: the mixed ones make the filter several times slower
+        # (docs/models/mig_cpsat.md, "Design decisions")
         tree = checked_plan(sub, tree_plans(sub, mine, budget, mixed=False))
         if tree.makespan < target * (1 - TOLERANCE):
             continue  # the rest already has a shorter schedule

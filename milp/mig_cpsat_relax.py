@@ -51,10 +51,10 @@ class MasterRun:
     stats: dict = field(default_factory=dict)  # the solve's wall time
 
 
-#: Full-search subsolvers of the assignment relaxation, in the order workers get them. Its incumbent
-#: matters little (the tree plans and Benders subproblems give the schedules), its bound everything:
-#: lb_tree_search (a best-first search on the objective's lower bound) raises the bound, no_lp (pure
-#: clause learning) closes it. CP-SAT's default for 2 workers is default_lp alone beside LNS workers.
+#: Full-search subsolvers of the assignment relaxation, in the order workers get them: its bound
+#: matters, its incumbent little (the tree plans and Benders subproblems give the schedules), so
+#: ``lb_tree_search`` (a best-first search on the objective's lower bound) raises the bound and
+#: ``no_lp`` (pure clause learning) closes it.
 MASTER_SUBSOLVERS = ("lb_tree_search", "no_lp", "max_lp", "default_lp", "quick_restart", "quick_restart_no_lp",
                      "pseudo_costs", "reduced_costs", "core")
 
@@ -65,14 +65,9 @@ def master_parameters(workers: int | None) -> dict[str, Any]:
 
     With ``w >= 2`` workers the first ``w`` of :data:`MASTER_SUBSOLVERS` run
     as full-problem subsolvers (CP-SAT's default keeps one worker for LNS);
-    the worker count the caller gave is kept. A100 n = 20
-    MixedScaling/WideTimes, p_sup 0.5, 2 workers, 60 s, fresh seeds 2300-2302:
-    default bounds 125.29 / 103.27 / 136.98, none proven; with max_lp and
-    no_lp 125.60 / 104.36 (proven in 7.9 s) / 137.32. Fresh seeds
-    3300-3303, 40 s: max_lp and no_lp 147.68 / 116.67 (proven in 20.3 s) /
-    123.23 / 142.04; lb_tree_search and no_lp 147.81 / 116.67 (13.4 s) /
-    123.30 / 142.41 (max_lp beside lb_tree_search, objective_lb_search
-    beside no_lp: in between, seed 3301 unproven).
+    the worker count the caller gave is kept; one worker, or more workers
+    than subsolvers listed, get CP-SAT's own portfolio (``{}``). Why these
+    subsolvers: ``docs/models/mig_cpsat.md``, "Subsolvers".
 
     Examples
     --------
@@ -101,9 +96,7 @@ def solve_master(built: Model, problem: ProblemLike, lb_units: int, limit: float
     ``proof``: every worker on a full search (:func:`master_parameters`);
     otherwise CP-SAT's defaults, whose LNS workers find better assignments.
     """
-    # no hint: the incumbent's assignment as hint gave worse tree plans (n = 20 and 35, 4 of 4
-    # instances); max_lp alone in place of default_lp moved the 60 s gaps little; two full searches
-    # side by side, a bound-raising one beside no_lp (master_parameters), prove masters sooner
+    # no hint: the incumbent's assignment as a hint gave worse tree plans (docs/models/mig_cpsat.md)
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed,
                     parameters=master_parameters(workers) if proof else None)
     bound = run.bound
@@ -166,9 +159,8 @@ def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | 
     ``converge=True`` adds the convergence rows (a session that stays to the
     end waits for the destroys before it, one at a time): the relaxation the
     HiGHS backend solves. Stronger, but CP-SAT proves it more slowly, so
-    :func:`solve_cpsat` leaves them out and closes such gaps with its Benders
-    loop (A100 n = 16, six fresh seeds: with the rows two of six left
-    1.8 % open after 60 s, without them all six proven).
+    :func:`milp.mig_cpsat.solve_cpsat` leaves them out and closes such gaps
+    with its Benders loop.
 
     Examples
     --------

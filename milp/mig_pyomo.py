@@ -69,8 +69,8 @@ REL_GAP = 1e-7
 #: Absolute gap (model units: the makespan is a few hundred) at which HiGHS stops.
 ABS_GAP = 1e-9
 
-#: HiGHS's translation of a Pyomo model takes up to this many times as long as building it (measured
-#: 1.6-3.3x on n = 12-35): a solve is skipped when the time left cannot cover it.
+#: HiGHS's translation of a Pyomo model takes up to this many times as long as building it
+#: (docs/models/mig_pyomo.md, "Time limit"): a solve is skipped when the time left cannot cover it.
 _TRANSLATE_PER_BUILD = 3.0
 
 
@@ -590,8 +590,8 @@ def _assignment_relaxation(problem: Problem, sp: Problem, unit: float, best: Sch
     search (as the CP-SAT backend does, ``docs/models/mig_cpsat.md``).
 
     The relaxation is solved in up to three stages, each only while the gap
-    is open: without the create channel first (HiGHS proves it several times
-    faster and its bound often closes the gap already), then with it, then,
+    is open: without the create channel first (HiGHS proves it faster and its
+    bound often closes the gap already), then with it, then,
     when that stage is proven, with the convergence rows as well; each starts
     from the bound and assignment of the one before.
     """
@@ -668,9 +668,8 @@ def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule,
     relax_time, relax_share
         The assignment relaxation gets at most ``relax_time`` seconds and
         ``relax_share`` of the time left. Most of it by default: when HiGHS
-        cannot close the relaxation, R and the session model did not close
-        the gap with the rest of the time on any instance measured (A100,
-        n = 12).
+        cannot close the relaxation, R and the session model rarely close the
+        gap with the rest (``docs/models/mig_pyomo.md``, "Design decisions").
     log
         Stream the solver's log.
     """

@@ -30,9 +30,8 @@ every slice k, with the used placements covering k:
   waits for the other: ``C >= end_k + t_destroy(prev on k')`` or the same
   with k and k' exchanged, where ``end_k`` is the first create on k plus
   ``load_k``. Without them the relaxation may run a parent session last
-  after children that end together on its slices (A100 n = 12
-  MixedScaling/WideTimes p_sup 0.5 seed 1401: 72.0088 without, the
-  optimum 72.0288 with them).
+  after children that end together on its slices, which the channel cannot
+  serve.
 
 Every schedule satisfies it (count only the first session of each used
 placement; more sessions add load), so its proven bound is valid for the
@@ -95,13 +94,11 @@ def build_assignment_model(problem: Problem, horizon: float, lower_bound: float 
     ``horizon`` bounds the makespan (the makespan of a known schedule);
     ``lower_bound`` bounds it from below. ``channel=False`` leaves out the
     create channel and the first-create rows: a weaker relaxation that HiGHS
-    solves much faster (on A100 n = 12 it proved in about 20 s what the full
-    one left 2-4 % open in 40 s). ``second_sessions=False`` leaves out the
+    solves much faster. ``second_sessions=False`` leaves out the
     second-session rows (``again``; for comparison only: the relaxation is
-    then weaker, e.g. A100 n = 12 seed 5 stops at 71.2728 below its
-    optimum 71.2739 instead of at it). ``converge=False`` leaves out the
-    convergence rows (module docstring) and lets the destroy left out be
-    chosen per slice: weaker, but HiGHS proves it sooner, so the backend
+    then weaker and may stop below the optimum). ``converge=False`` leaves
+    out the convergence rows (module docstring) and lets the destroy left out
+    be chosen per slice: weaker, but HiGHS proves it sooner, so the backend
     solves it first and adds the rows only when it is proven and still below
     every schedule.
     """
