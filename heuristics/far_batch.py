@@ -248,9 +248,11 @@ def _search(data: _Data, prune: bool = True) -> dict[str, Any]:
     of current times also gives h_max, and the LPT lists per size (and their
     run-length form) are updated by one removal and one insertion per step.
     With ``prune`` an allocation is simulated only when neither ``h_max``, nor
-    ``W / slices``, nor :class:`Bound` reaches the best makespan so far; the
-    simulations use :func:`~heuristics.far_phase2.runs_makespan` (rule ``"ours"``) or :func:`~heuristics.far_phase2.simulate`
-    (``"reference"``), and the winner is simulated once more for its lists.
+    ``W / slices``, nor :class:`~heuristics.far_phase2.Bound` reaches the best
+    makespan so far; the simulations use
+    :func:`~heuristics.far_phase2.runs_makespan` (rule ``"ours"``) or
+    :func:`~heuristics.far_phase2.simulate` (``"reference"``), and the winner
+    is simulated once more for its lists.
     """
     tree = data.tree
     n = data.n

@@ -74,7 +74,8 @@ from typing import Sequence
 
 from instances.errors import InstanceError, OptionError
 from instances.gpus import GPUSpec, Placement
-from instances.mig_problem import MAX_TOTAL_TIME, check_scale  # noqa: F401 (moved to the problem's validation; kept importable here)
+# the overflow guard lives with the problem's validation; still importable from here
+from instances.mig_problem import MAX_TOTAL_TIME, check_scale  # noqa: F401
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 from instances.options import known_options
 

@@ -49,6 +49,7 @@ AnyProblem = Union[Problem, Workload]
 ProblemLike = AnyProblem
 
 
+@known_options
 def greedy_order(problem: AnyProblem, key: str = "lpt", cap: int | None = None) -> TimedPlan:
     """Append-only list schedule: tasks in ``key`` order, each on the placement where it ends first.
 
@@ -92,6 +93,7 @@ def greedy_order(problem: AnyProblem, key: str = "lpt", cap: int | None = None) 
     return plan_from_runs(problem, runs)
 
 
+@known_options
 def serial_on_root(problem: AnyProblem) -> TimedPlan:
     """Every task on the whole GPU, one after another in release order (a valid horizon)."""
     root = problem.gpu.root
@@ -102,6 +104,7 @@ def serial_on_root(problem: AnyProblem) -> TimedPlan:
     return retime_sessions(problem, [Session(root, tuple(names))], [0.0], [0.0])
 
 
+@known_options
 def improve_channel(problem: AnyProblem, plan: TimedPlan, passes: int = 4,
                     deadline: Deadline | None = None) -> TimedPlan:
     """Hill-climb on the channel order: swap adjacent operations while the makespan drops.
@@ -138,6 +141,7 @@ def improve_channel(problem: AnyProblem, plan: TimedPlan, passes: int = 4,
     return best
 
 
+@known_options
 def best_plan(problem: AnyProblem, hints: Sequence[Schedule] = (), deadline: Deadline | None = None) -> TimedPlan:
     """The shortest of the greedy plans, the serial plan and the re-timed hints.
 

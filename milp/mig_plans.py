@@ -23,12 +23,14 @@ from instances import mig
 from instances.errors import SolverError
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
+from instances.options import known_options
 
 __all__ = ["checked"]
 
 AnyProblem = Union[Problem, Workload]
 
 
+@known_options
 def checked(problem: AnyProblem, schedule: Schedule, what: str) -> Schedule:
     """``schedule`` if :func:`instances.mig.check` accepts it; otherwise a
     :class:`~instances.errors.SolverError` naming ``what`` (a bug of ours: every

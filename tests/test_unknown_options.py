@@ -19,9 +19,11 @@ from instances import realtime as rt
 from instances.errors import OptionError
 
 MODULES = ["heuristics.far", "heuristics.far_baselines", "heuristics.far_batch", "heuristics.far_multibatch",
-           "heuristics.far_refine", "heuristics.far_tree", "heuristics.mig", "heuristics.mig_search",
+           "heuristics.far_refine", "heuristics.far_tree", "heuristics.far_phase2", "heuristics.mig",
+           "heuristics.mig_search", "heuristics.mig_plans",
            "heuristics.hetero", "heuristics.pairing", "heuristics.realtime", "heuristics.case", "bounds.mig", "milp",
-           "milp.mig", "milp.mig_cpsat", "milp.mig_pyomo", "milp.pairing", "milp.realtime", "milp.case", "milp.hetero"]
+           "milp.mig", "milp.mig_cpsat", "milp.mig_cpsat_scale", "milp.mig_cpsat_model", "milp.mig_cpsat_relax",
+           "milp.mig_cpsat_benders", "milp.mig_plans", "milp.mig_pyomo", "milp.pairing", "milp.realtime", "milp.case", "milp.hetero"]
 
 
 def _public_functions():
