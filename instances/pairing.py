@@ -34,6 +34,8 @@ nothing that optimises it:
   configuration) that heuristics and exact models read, built by
   :func:`costs_of` (:func:`search` / :func:`triple_costs` for a problem, the
   given times for a queue) (``pairing_costs``).
+* :func:`load` / :func:`save` / :func:`from_dict` / :func:`to_dict` -- the
+  problems' strict JSON form (``pairing_json``).
 * :class:`Plan` / :class:`JobSet` -- the solution type (``pairing_plan``);
   :func:`check` -- the independent checker (plain loops over the scalar
   slowdown interface, ``pairing_check``).
@@ -53,6 +55,7 @@ from __future__ import annotations
 from instances.errors import InstanceError
 from instances.pairing_check import check, set_time, solo_time_at
 from instances.pairing_costs import Costs, costs_of, search, triple_costs
+from instances.pairing_json import MAX_JOBS, from_dict, load, save, to_dict
 from instances.pairing_jobs import APPS, FEATURES, JOB_COLUMNS, JOB_MIXES, Job, generate, job_mix, load_jobs, save_jobs
 from instances.pairing_plan import JobSet, Plan
 from instances.pairing_problem import PairingProblem, WeightedQueue
@@ -65,4 +68,5 @@ __all__ = [
     "PairingProblem", "WeightedQueue", "JobSet", "Plan", "APPS", "JOB_MIXES",
     "generate", "job_mix", "load_jobs", "save_jobs", "check", "solo_time_at",
     "set_time", "SAMPLE_TABLE", "Costs", "costs_of", "search", "triple_costs",
+    "load", "save", "from_dict", "to_dict",
 ]

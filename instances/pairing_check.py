@@ -101,7 +101,9 @@ def check(problem: PairingProblem | WeightedQueue, plan: Plan, tol: float = 1e-6
             if s.config is None:
                 errs.append(f"set {k}: no hardware configuration")
                 continue
-            if len(s.config.cores) != len(members):
+            if not len(s.config.cores) == len(s.config.gpcs) == len(members):
+                # one core share and one GPC share per job: a shorter list has no share for some
+                # job, a longer one shares resources with a job the set does not have
                 errs.append(f"set {k}: configuration {s.config} does not fit {len(members)} jobs")
                 continue
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -35,8 +36,7 @@ class PairingProblem:
         self.jobs = tuple(self.jobs)
         if not self.jobs:
             raise InstanceError("the window holds no jobs", field="jobs")
-        names = [j.name for j in self.jobs]
-        dup = {n for n in names if names.count(n) > 1}
+        dup = {n for n, times in Counter(j.name for j in self.jobs).items() if times > 1}
         if dup:
             raise InstanceError("duplicate job name", task=sorted(dup)[0], field="name")
         if self.concurrency not in (1, 2, 3):
@@ -110,6 +110,14 @@ class WeightedQueue:
     @property
     def W(self) -> int:
         return len(self.solo)
+
+    def __eq__(self, other: object) -> bool:
+        # the arrays compare element by element (the generated __eq__ would ask numpy for one truth value)
+        if not isinstance(other, WeightedQueue):
+            return NotImplemented
+        return (np.array_equal(self.solo, other.solo) and np.array_equal(self.pair, other.pair)
+                and self.triple == other.triple and self.concurrency == other.concurrency
+                and tuple(self.names) == tuple(other.names))
 
     @classmethod
     def random(cls, W: int, seed: int = 0, concurrency: int = 2) -> "WeightedQueue":

@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import itertools
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from instances import files
 from instances.errors import InstanceError
 from instances.pairing_csv import parse_number, parse_shares, read_rows
 from instances.pairing_jobs import Job
@@ -90,26 +91,11 @@ class TableModel(SlowdownModel):
             pc = parse_number(row["cpu_cap"], path, line, app, "cpu_cap")
             pg = parse_number(row["gpu_cap"], path, line, app, "gpu_cap")
             sd = parse_number(row["slowdown"], path, line, app, "slowdown")
-            if sd <= 0:
-                raise InstanceError(f"line {line}: must be > 0, got {sd:g}", source=path,
-                                    task=app, field="slowdown")
             cfg = Config(shares["cores"], shares["gpcs"], pc, pg)
-            core_ok, gpc_ok = space.shares(len(cfg.cores))
-            if cfg.cores not in core_ok:
-                raise InstanceError(f"line {line}: core split {row['cores']} not in the "
-                                    f"configuration space", source=path, task=app, field="cores")
-            if cfg.gpcs not in gpc_ok:
-                raise InstanceError(f"line {line}: GPC split {row['gpcs']} not in the "
-                                    f"configuration space", source=path, task=app, field="gpcs")
-            if pc not in space.cpu_caps or pg not in space.gpu_caps or pc + pg > space.p_max:
-                raise InstanceError(f"line {line}: caps {pc:g}/{pg:g} W not on the grids "
-                                    f"{list(space.cpu_caps)} / {list(space.gpu_caps)} or above "
-                                    f"P_max", source=path, task=app, field="cpu_cap")
-            k = cls.key(app, others, cfg)
-            if k in table and table[k] != sd:
-                raise InstanceError(f"line {line}: conflicting duplicate ({table[k]:g} vs "
-                                    f"{sd:g})", source=path, task=app, field="slowdown")
-            table[k] = sd
+            fault = _fault(space, table, cls.key(app, others, cfg), cfg, sd, row["cores"], row["gpcs"])
+            if fault:
+                raise InstanceError(f"line {line}: {fault[0]}", source=path, task=app, field=fault[1])
+            table[cls.key(app, others, cfg)] = sd
         if not table:
             raise InstanceError("no measurements (header only)", source=path)
         return cls(table, source=path)
@@ -122,6 +108,74 @@ class TableModel(SlowdownModel):
             for (app, others, cores, gpcs, pc, pg), sd in sorted(self.table.items()):
                 w.writerow([app, "+".join(others), "/".join(map(str, cores)),
                             "/".join(map(str, gpcs)), f"{pc:g}", f"{pg:g}", repr(sd)])
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """The table as JSON-able rows, read back by :meth:`from_rows`.
+
+        Examples
+        --------
+        >>> t = TableModel({TableModel.key("lud", (), Config((32,), (8,), 175, 175)): 1.2})
+        >>> t.to_rows()  # doctest: +NORMALIZE_WHITESPACE
+        [{'app': 'lud', 'corunners': [], 'cores': [32], 'gpcs': [8], 'cpu_cap': 175.0, 'gpu_cap': 175.0,
+          'slowdown': 1.2}]
+        >>> TableModel.from_rows(t.to_rows(), ConfigSpace()) == t
+        True
+        """
+        return [{"app": app, "corunners": list(others), "cores": [int(c) for c in cores],
+                 "gpcs": [int(g) for g in gpcs], "cpu_cap": float(pc), "gpu_cap": float(pg), "slowdown": float(sd)}
+                for (app, others, cores, gpcs, pc, pg), sd in sorted(self.table.items())]
+
+    @classmethod
+    def from_rows(cls, rows: Any, space: ConfigSpace, *, source: str | None = None,
+                  where: str = "model.table") -> "TableModel":
+        """Read rows written by :meth:`to_rows`, strictly, and check them against ``space`` like :meth:`from_csv`.
+
+        An unknown field, a share of ``4.7``, a slowdown given as text, a
+        split or cap outside ``space``: each raises
+        :class:`~instances.errors.InstanceError` naming ``source`` and the
+        field (``where[k].field``).
+        """
+        if not isinstance(rows, list):
+            raise InstanceError(f"must be a list of measurements, got {rows!r}"[:200], source=source, field=where)
+        table: dict[tuple, float] = {}
+        for k, raw in enumerate(rows):
+            at = f"{where}[{k}]"
+            if not isinstance(raw, dict):
+                raise InstanceError(f"must be an object, got {raw!r}"[:200], source=source, field=at)
+            files.no_unknown_fields(raw, _ROW_FIELDS, source=source, where=at)
+            for key in _ROW_FIELDS:
+                if key not in raw:
+                    raise InstanceError("missing", source=source, field=f"{at}.{key}")
+            app = files.name(raw["app"], source=source, field=f"{at}.app")
+            if not isinstance(raw["corunners"], list) or len(raw["corunners"]) > 2:
+                raise InstanceError(f"must be a list of at most 2 program names (C <= 3), got {raw['corunners']!r}"
+                                    [:200], source=source, task=app, field=f"{at}.corunners")
+            others = tuple(files.name(o, source=source, task=app, field=f"{at}.corunners[{i}]")
+                           for i, o in enumerate(raw["corunners"]))
+            shares = {}
+            for fld in ("cores", "gpcs"):
+                if not isinstance(raw[fld], list) or len(raw[fld]) != 1 + len(others):
+                    raise InstanceError(f"must list {1 + len(others)} share(s), one per job, got {raw[fld]!r}"[:200],
+                                        source=source, task=app, field=f"{at}.{fld}")
+                shares[fld] = tuple(files.integer(x, lo=1, source=source, task=app, field=f"{at}.{fld}[{i}]")
+                                    for i, x in enumerate(raw[fld]))
+            pc, pg, sd = (files.real(raw[fld], source=source, task=app, field=f"{at}.{fld}")
+                          for fld in ("cpu_cap", "gpu_cap", "slowdown"))
+            cfg = Config(shares["cores"], shares["gpcs"], pc, pg)
+            fault = _fault(space, table, cls.key(app, others, cfg), cfg, sd, "/".join(map(str, cfg.cores)),
+                           "/".join(map(str, cfg.gpcs)))
+            if fault:
+                raise InstanceError(fault[0], source=source, task=app, field=f"{at}.{fault[1]}")
+            table[cls.key(app, others, cfg)] = sd
+        if not table:
+            raise InstanceError("no measurements", source=source, field=where)
+        return cls(table, source=source or "<table>")
+
+    def __eq__(self, other: object) -> bool:
+        # the measurements decide; where they were read from does not
+        return isinstance(other, TableModel) and self.table == other.table
+
+    __hash__ = None  # type: ignore[assignment]  (mutable table)
 
     @classmethod
     def from_model(cls, model: SlowdownModel, apps: Mapping[str, Job], space: ConfigSpace,
@@ -157,3 +211,30 @@ class TableModel(SlowdownModel):
         rep = np.array([int(np.flatnonzero(inverse == u)[0]) for u in range(len(combos))])
         small = SlowdownModel.set_slowdowns(self, jobs, sets[rep], configs)
         return small[inverse]
+
+
+_ROW_FIELDS = ("app", "corunners", "cores", "gpcs", "cpu_cap", "gpu_cap", "slowdown")
+
+
+def _fault(space: ConfigSpace, table: Mapping[tuple, float], key: tuple, config: Config, slowdown: float,
+           cores_text: str, gpcs_text: str) -> tuple[str, str] | None:
+    """Why one measurement cannot enter ``table`` (reason, field), or None.
+
+    The slowdown must be positive, the shares a split of ``space``, the caps on
+    its grids with a sum within ``P_max`` (not ``P_total``: one table may serve
+    several budgets), and a repeated measurement must agree.
+    """
+    if slowdown <= 0:
+        return f"must be > 0, got {slowdown:g}", "slowdown"
+    core_ok, gpc_ok = space.shares(len(config.cores))
+    if config.cores not in core_ok:
+        return f"core split {cores_text} not in the configuration space", "cores"
+    if config.gpcs not in gpc_ok:
+        return f"GPC split {gpcs_text} not in the configuration space", "gpcs"
+    pc, pg = config.cpu_cap, config.gpu_cap
+    if pc not in space.cpu_caps or pg not in space.gpu_caps or pc + pg > space.p_max:
+        return (f"caps {pc:g}/{pg:g} W not on the grids {list(space.cpu_caps)} / {list(space.gpu_caps)} or above "
+                f"P_max", "cpu_cap")
+    if key in table and table[key] != slowdown:
+        return f"conflicting duplicate ({table[key]:g} vs {slowdown:g})", "slowdown"
+    return None

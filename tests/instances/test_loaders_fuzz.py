@@ -77,7 +77,17 @@ def _seed_objects() -> dict[str, Any]:
         "case_trace": case_heuristics.METHODS["case"](case.generate("D", ratio="1:1", n=4, seed=0)).to_dict(),
         "pairing_plan": json.loads(pairing_heuristics.algorithm1(
             pairing.PairingProblem(pairing.generate(5, seed=0))).to_json()),
+        "pairing_problem": pairing.to_dict(pairing.PairingProblem(pairing.generate(4, seed=2), concurrency=3)),
+        "pairing_table_problem": pairing.to_dict(_pairing_table_problem()),
+        "pairing_queue": pairing.to_dict(pairing.WeightedQueue.random(4, seed=1, concurrency=3)),
     }
+
+
+def _pairing_table_problem() -> pairing.PairingProblem:
+    lud = pairing.Job("lud", "lud", **pairing.APPS["lud"])
+    space = pairing.ConfigSpace()
+    table = pairing.TableModel.from_model(pairing.AnalyticModel(), {"lud": lud}, space)
+    return pairing.PairingProblem((lud, pairing.Job("lud-2", "lud", 7.5)), space, table)
 
 
 SEEDS = _seed_objects()
@@ -303,6 +313,10 @@ LOADERS: dict[str, tuple[Callable[[str], Any], type | tuple, Callable[[Any], Non
     "case": (case.load, case.Workload, _roundtrip_json(case.save, case.load)),
     "case_trace": (case.load_trace, case.Trace, _roundtrip_json(lambda t, p: t.save(p), case.load_trace)),
     "pairing_plan": (_load_plan, pairing.Plan, _plan_roundtrip),
+    "pairing_problem": (pairing.load, pairing.PairingProblem, _roundtrip_json(pairing.save, pairing.load)),
+    "pairing_table_problem": (pairing.load, pairing.PairingProblem, _roundtrip_json(pairing.save, pairing.load)),
+    "pairing_queue": (pairing.load, (pairing.PairingProblem, pairing.WeightedQueue),
+                      _roundtrip_json(pairing.save, pairing.load)),
     "jobs": (pairing.load_jobs, tuple, _roundtrip_json(pairing.save_jobs, pairing.load_jobs)),
     "table": (pairing.TableModel.from_csv, pairing.TableModel, _table_roundtrip),
 }

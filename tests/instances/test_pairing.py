@@ -1,5 +1,6 @@
 """Problem data of the co-scheduling paper: Table 4 space, slowdown models, CSV readers, checker."""
 
+import json
 import math
 
 import numpy as np
@@ -259,3 +260,128 @@ def test_weighted_queue_validation():
         P.WeightedQueue([1, 1], [[np.inf, 1], [2, np.inf]])
     with pytest.raises(InstanceError, match="triple"):
         P.WeightedQueue([1, 1], [[np.inf, 1], [1, np.inf]], concurrency=3)
+
+
+def _pair_plan(prob):
+    """A feasible plan: the first two jobs co-run in their best configuration, the others alone."""
+    costs = P.costs_of(prob)
+    return costs.plan([(0, 1)] + [(i,) for i in range(2, prob.W)], split=False)
+
+
+@pytest.mark.parametrize("cores, gpcs", [((16, 16), (4,)), ((16, 16), ()), ((16,), (4, 3)),
+                                         ((16, 16), (4, 3, 1)), ((8, 12, 12), (4, 3))])
+def test_checker_reports_share_lists_that_do_not_fit_the_set(cores, gpcs):
+    # a gpcs list shorter than cores once raised IndexError; a longer one was cut to fit and passed
+    prob = P.PairingProblem(P.job_mix(1))
+    plan = _pair_plan(prob)
+    assert P.check(prob, plan) == []
+    first = plan.sets[0]
+    assert len(first.jobs) == 2
+    cfg = P.Config(cores, gpcs, first.config.cpu_cap, first.config.gpu_cap)
+    errs = P.check(prob, P.Plan([P.JobSet(first.jobs, cfg, first.time)] + plan.sets[1:]))
+    assert errs == [f"set 0: configuration {cfg} does not fit 2 jobs"]
+
+
+def test_checker_reports_a_short_gpcs_list_read_from_a_plan_file():
+    prob = P.PairingProblem(P.job_mix(1))
+    data = json.loads(_pair_plan(prob).to_json())
+    data["sets"][0]["config"]["gpcs"] = data["sets"][0]["config"]["gpcs"][:1]
+    plan = P.Plan.from_json(json.dumps(data), source="plan.json")
+    errs = P.check(prob, plan)
+    assert len(errs) == 1 and "does not fit 2 jobs" in errs[0]
+
+
+# ---------------------------------------------------------- problem JSON ---
+
+def _problems():
+    table = P.TableModel.from_csv(P.SAMPLE_TABLE)
+    return [
+        P.PairingProblem(P.job_mix(1)),
+        P.PairingProblem(P.generate(6, seed=4), P.ConfigSpace(p_total=400, budget="at_most"), concurrency=3),
+        P.PairingProblem(P.generate(3, seed=1), model=P.AnalyticModel(cpu_idle=40.0, exponent=0.4, ref_gpcs=7)),
+        P.PairingProblem(P.job_mix(1), P.ConfigSpace(), table),
+        P.WeightedQueue.random(5, seed=2),
+        P.WeightedQueue.random(4, seed=3, concurrency=3),
+    ]
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_problem_json_round_trip_keeps_the_problem_and_its_costs(tmp_path, k):
+    prob = _problems()[k]
+    path = tmp_path / "p.json"
+    P.save(prob, path)
+    back = P.load(path)
+    assert type(back) is type(prob) and back == prob
+    assert P.from_dict(json.loads(path.read_text())) == prob
+    a, b = P.costs_of(prob), P.costs_of(back)
+    np.testing.assert_array_equal(a.solo, b.solo)
+    np.testing.assert_array_equal(a.corun, b.corun)
+    assert a.triple == b.triple and a.solo_config == b.solo_config
+
+
+def test_problem_json_leaves_out_defaults():
+    prob = P.from_dict({"jobs": [{"name": "a", "app": "lud", "solo_time": 10}, {"name": "b", "app": "srad",
+                                                                                 "solo_time": 4.5}]})
+    assert prob == P.PairingProblem((P.Job("a", "lud", 10.0), P.Job("b", "srad", 4.5)))
+    queue = P.from_dict({"solo": [1, 2], "pair": [[None, 2.5], [2.5, None]]})
+    assert queue == P.WeightedQueue([1.0, 2.0], [[math.inf, 2.5], [2.5, math.inf]])
+
+
+_JOB = {"name": "a", "app": "lud", "solo_time": 10}
+_ROW = {"app": "lud", "corunners": [], "cores": [32], "gpcs": [8], "cpu_cap": 175, "gpu_cap": 175, "slowdown": 1.2}
+
+
+@pytest.mark.parametrize("data, where, needle", [
+    ({"jobs": [_JOB], "concurency": 2}, "field concurency", "unknown field"),
+    ({"jobs": [dict(_JOB, gpu_shar=0.5)]}, "task a: field gpu_shar", "unknown field"),
+    ({"jobs": [dict(_JOB, solo_time="10")]}, "task a: field solo_time", "must be a number"),
+    ({"jobs": [dict(_JOB, cpu_mem=1.5)]}, "task a: field cpu_mem", "must be in [0, 1]"),
+    ({"jobs": [_JOB, _JOB]}, "task a: field name", "duplicate job name"),
+    ({"jobs": []}, "field jobs", "no jobs"),
+    ({"space": {}}, "field jobs", "missing"),
+    ({"jobs": [_JOB], "concurrency": 4}, "field concurrency", "between 1 and 3"),
+    ({"jobs": [_JOB], "concurrency": True}, "field concurrency", "not an integer"),
+    ({"jobs": [_JOB], "space": {"p_total": 600}}, "field space.p_total", "exceeds P_max"),
+    ({"jobs": [_JOB], "space": {"gpc_splits": [[3, 4.5]]}}, "field space.gpc_splits[0][1]", "not an integer"),
+    ({"jobs": [_JOB], "space": {"core_splits": [[2, 30]]}}, "field space.core_splits", "closed under permutation"),
+    ({"jobs": [_JOB], "model": {"analytic": {}, "table": [_ROW]}}, "field model", "give one of"),
+    ({"jobs": [_JOB], "model": {"analytic": {"exponent": 0}}}, "field model.analytic.exponent", "must be > 0"),
+    ({"jobs": [_JOB], "model": {"table": [dict(_ROW, cores=[16])]}}, "task lud: field model.table[0].cores",
+     "core split 16 not in the configuration space"),
+    ({"jobs": [_JOB], "model": {"table": [dict(_ROW, slowdown="1.2")]}}, "task lud: field model.table[0].slowdown",
+     "must be a number"),
+    ({"jobs": [_JOB], "model": {"table": []}}, "field model.table", "no measurements"),
+    ({"solo": [1, 2], "pair": [[None, 3], [4, None]]}, "field pair", "symmetric"),
+    ({"solo": [1, 2], "pair": [[None, 3]]}, "field pair", "1 rows for 2 jobs"),
+    ({"solo": [1, 2, 3], "pair": [[None, 3, 3], [3, None, 3], [3, 3, None]],
+      "triple": [{"jobs": [0, 2, 1], "time": 4}], "concurrency": 3}, "field triple[0].jobs", "three increasing"),
+])
+def test_bad_problem_files_name_file_and_field(tmp_path, data, where, needle):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InstanceError) as info:
+        P.load(path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}: {where}: ") and needle in msg and "\n" not in msg, msg
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('{"jobs": [{"name": "a", "app": "lud", "solo_time": NaN}]}', "finite"),
+    ('{"jobs": [{"name": "a", "app": "lud", "solo_time": 1, "solo_time": 2}]}', "twice"),
+    ('[1, 2]', "JSON object"),
+])
+def test_malformed_problem_json_is_one_line_naming_the_file(tmp_path, text, needle):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(InstanceError, match=needle) as info:
+        P.load(path)
+    assert str(info.value).startswith(f"{path}: ") and "\n" not in str(info.value)
+
+
+def test_a_model_without_json_form_is_not_saved(tmp_path):
+    class Flat(P.SlowdownModel):
+        def slowdown(self, job, others, config):
+            return 1.0
+
+    with pytest.raises(InstanceError, match="Flat has no JSON form"):
+        P.save(P.PairingProblem(P.job_mix(1), model=Flat()), tmp_path / "p.json")
