@@ -56,8 +56,7 @@ def initial_multipliers(net: Network, sequence, alpha: float = 1.0) -> np.ndarra
     With ``alpha = 1`` these are the complementary-slackness prices of the
     time-indexed LP at the schedule (job price = own cost + time consumed
     times the price of time, the weight of the late jobs still to finish),
-    which is why they start the subgradient close to the optimum: on wt40
-    they halve the passes needed compared with ``alpha = 0.5``.
+    which is why they start the subgradient close to the optimum.
 
     Examples
     --------

@@ -255,7 +255,7 @@ class Network:
         units), sorted by target then source: the same arcs as
         :meth:`_allowed` on every candidate, tested per target job over whole
         rows of the cost matrix (contiguous slices instead of gathers over
-        millions of candidates: about twice as fast).
+        millions of candidates).
 
         ``ok[t, k, j]``: job ``j`` directly before ``k`` that ends at ``t``;
         column ``n`` stands for the start, so ``np.nonzero`` lists the arcs

@@ -81,10 +81,9 @@ class Slowdown:
         s_i = min(cap, beta * (sum of the other tasks' warps on G) / warp_capacity(G)).
 
     A task alone (always the case under Slurm and for isolated jobs) runs at
-    full speed. ``beta = 0.035`` is calibrated so that the densest A30
-    workloads (1:4 and 0:1 on A, B, C, seeds 0-2) give a mean slowdown of
-    2.2 %, the paper's figure (``python -m benchmarks.case`` reports it);
-    ``cap`` is the paper's 10 % ceiling. ``Slowdown(0, 0)`` turns it off.
+    full speed. ``beta = 0.035`` makes the densest A30 workloads show the
+    paper's mean slowdown of 2.2 % (``python -m benchmarks.case`` reports
+    it); ``cap`` is the paper's 10 % ceiling. ``Slowdown(0, 0)`` turns it off.
     """
 
     beta: float = 0.035
