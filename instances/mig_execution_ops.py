@@ -27,8 +27,9 @@ whatever the tasks and operations really last:
   from their first to their last step (rule 4). With ``order="plan"`` each
   also waits for the one before it in the plan, so the channel runs them in
   the plan's order; with ``order="ready"`` the channel takes, whenever it is
-  free, the earliest-planned one whose other conditions are met (what the
-  driver does with Algorithm 3's threads, which queue on it).
+  free, the earliest-planned one whose other conditions are met (close to
+  Algorithm 3, whose threads ask the driver as soon as they may and are
+  served one at a time, FAR paper, Sec. 2.1).
 
 A launch also waits for its batch's release when one is given (a batch cannot
 start before it arrives). :func:`execute` runs the operations on a

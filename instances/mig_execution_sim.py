@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import numbers
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Union
@@ -98,7 +99,7 @@ class Noise:
         choice(self.distribution, DISTRIBUTIONS, "distribution")
         _level(self.tasks, "tasks", self.distribution)
         _level(self.reconfiguration, "reconfiguration", self.distribution)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
             raise OptionError(f"must be an integer >= 0, got {self.seed!r}", field="seed")
 
     def factors(self, rng: np.random.Generator, x: float, k: int) -> list[float]:

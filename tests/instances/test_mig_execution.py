@@ -416,3 +416,20 @@ def test_cli_bad_files_are_one_line(files, capsys):
         code = main([str(files / argv[0]), *argv[1:3], *[str(files / a) for a in argv[3:]]])
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1, argv
+
+
+# -- what a run at planned durations shows about the plans ------------------------
+
+@pytest.mark.parametrize("gpu", ["A30", "A100"])
+def test_far_and_search_plans_have_no_slack_and_misos_barrier_does(gpu):
+    """At planned durations FAR's and MIG-search's plans are reproduced exactly; MISO-opt's finish earlier,
+    since its plans wait for a whole partition to end before the next starts, a wait execution does not add."""
+    miso = []
+    for seed in range(4):
+        problem = mig.generate(10, gpu, seed=seed)
+        for method in ("FAR", "MIG-search", "FixPartBest"):
+            plan = METHODS[method](problem)
+            assert simulate(problem, plan).makespan == pytest.approx(plan.makespan, rel=1e-9)
+        plan = METHODS["MISO-opt"](problem)
+        miso.append(simulate(problem, plan).makespan / plan.makespan)
+    assert max(miso) <= 1 + 1e-9 and min(miso) < 0.99
