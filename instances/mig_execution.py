@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from instances import files
-from instances.console import Parser, integer, number, say
+from instances.console import Parser, integer, number, run_cli, say
 from instances.errors import InstanceError
 from instances.mig_execution_nvml import NvmlBackend, load_nvml, run_on_gpu
 from instances.mig_execution_ops import (CREATE_CI, CREATE_GI, DESTROY_CI, DESTROY_GI, KINDS, LAUNCH, ORDERS, WAIT,
@@ -244,4 +244,4 @@ def _main(parser: Parser, a: Any) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_cli(main, prog=PROG)

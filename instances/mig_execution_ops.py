@@ -274,12 +274,15 @@ def operations(schedule: Schedule, gpu: GPUSpec | str | None = None, *, order: s
     Raises
     ------
     InstanceError
-        If the schedule's own operations do not hold its tasks (a task outside
-        every instance, two instances sharing a slice at the same time).
+        If the schedule is for another GPU, or its own operations do not hold
+        its tasks (a task outside every instance, two instances sharing a
+        slice at the same time).
     """
     order = choice(order, ORDERS, "order")
     flag(teardown, "teardown")
     gpu = gpus.get(gpu if gpu is not None else schedule.gpu)
+    if gpu.name != schedule.gpu:
+        raise InstanceError(f"the schedule is for {schedule.gpu!r}, the GPU is {gpu.name!r}", field="gpu")
     releases = dict(releases or {})
     sessions = _sessions(schedule, gpu)
     starts = {st.task: st.start for st in schedule.tasks}

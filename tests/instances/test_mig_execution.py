@@ -226,6 +226,16 @@ def test_two_live_instances_on_one_slice_are_bad_input():
         operations(clash)
 
 
+def test_a_schedule_for_another_gpu_is_bad_input(files, capsys):
+    with pytest.raises(InstanceError, match="the schedule is for 'A30'"):
+        operations(A30_PLAN, "A100")
+    mig.save(A100, files / "a100.json")
+    for mode in ("--dry-run", "--simulate"):
+        assert main([str(files / "s.json"), mode, "--problem", str(files / "a100.json")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "A30" in err[0] and "A100" in err[0]
+
+
 def test_an_infeasible_plan_is_refused_by_simulate():
     short = mig.Schedule("A30", A30_PLAN.tasks[:2], A30_PLAN.reconfigurations)  # c is missing
     with pytest.raises(InstanceError, match="not feasible"):
