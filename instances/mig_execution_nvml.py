@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from instances.errors import InstanceError
+from instances.options import known_options
 from instances.mig_execution_ops import (CREATE_CI, CREATE_GI, DESTROY_CI, DESTROY_GI, LAUNCH, WAIT, Backend,
                                          ExecutionError, Operation, Program, Trace, execute)
 
@@ -288,6 +289,7 @@ class NvmlBackend(Backend):
         return ", ".join(done) or "nothing to undo"
 
 
+@known_options
 def run_on_gpu(program: Program, gpu_index: int, commands: Mapping[str, Sequence[str]], *, nvml: Any = None,
                log_dir: str | Path | None = None, env: Mapping[str, str] | None = None) -> tuple[Trace, dict[str, int]]:
     """Carry out ``program`` on GPU ``gpu_index``; return the realised times and each task's exit status.

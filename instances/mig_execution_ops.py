@@ -65,7 +65,7 @@ from instances.errors import InstanceError, OptionError
 from instances.gpus import GPUSpec, Placement
 from instances.mig_retime import sessionize
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
-from instances.options import choice, flag
+from instances.options import choice, flag, known_options
 
 __all__ = ["CREATE_GI", "CREATE_CI", "LAUNCH", "WAIT", "DESTROY_CI", "DESTROY_GI", "KINDS", "ORDERS",
            "Session", "Operation", "Program", "operations", "Backend", "Trace", "ExecutionError", "execute"]
@@ -248,6 +248,7 @@ def _sessions(schedule: Schedule, gpu: GPUSpec) -> list[Session]:
 # ---------------------------------------------------------------------------
 # from sessions to operations
 
+@known_options
 def operations(schedule: Schedule, gpu: GPUSpec | str | None = None, *, order: str = "plan",
                teardown: bool = True, releases: Mapping[str, float] | None = None) -> Program:
     """The operations that carry out ``schedule``, each with the operations it waits for.

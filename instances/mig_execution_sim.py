@@ -52,7 +52,7 @@ from instances.mig_execution_ops import (CREATE_GI, DESTROY_GI, WAIT, Backend, O
                                          operations)
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_schedule import Schedule
-from instances.options import choice, flag
+from instances.options import choice, flag, known_options
 
 __all__ = ["DISTRIBUTIONS", "MAX_NOISE", "Noise", "Realisation", "realise", "SimulatedBackend", "Simulation",
            "simulate", "problem_from_schedule"]
@@ -251,6 +251,7 @@ class Simulation:
         return self.realisation.problem
 
 
+@known_options
 def simulate(problem: AnyProblem, schedule: Schedule, noise: Noise | None = None, *, order: str = "plan",
              teardown: bool = True) -> Simulation:
     """Run ``schedule`` on a virtual clock with durations drawn around the problem's, and check the result.

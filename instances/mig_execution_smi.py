@@ -47,6 +47,7 @@ nvidia-smi mig -i 1 -gi $GI1 -cci 2
 from __future__ import annotations
 
 from instances.errors import InstanceError
+from instances.options import known_options
 from instances.gpus import BUILTIN, GPUSpec, Placement
 from instances.mig_execution_ops import (CREATE_CI, CREATE_GI, DESTROY_CI, DESTROY_GI, LAUNCH, Program)
 
@@ -91,6 +92,7 @@ def _create(gpu: GPUSpec, p: Placement, gpu_index: int) -> tuple[str, str]:
     return what, f"nvidia-smi mig -i {gpu_index} -cgi {pid if pid is not None else name}:{p.start}"
 
 
+@known_options
 def nvidia_smi_lines(program: Program, gpu_index: int = 0) -> list[str]:
     """The dry run of ``program`` on GPU ``gpu_index``: comment lines and ``nvidia-smi mig`` commands.
 

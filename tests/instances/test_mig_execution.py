@@ -443,3 +443,12 @@ def test_far_and_search_plans_have_no_slack_and_misos_barrier_does(gpu):
         plan = METHODS["MISO-opt"](problem)
         miso.append(simulate(problem, plan).makespan / plan.makespan)
     assert max(miso) <= 1 + 1e-9 and min(miso) < 0.99
+
+
+def test_a_misspelt_option_is_an_option_error():
+    with pytest.raises(OptionError, match="unknown option 'oder'"):
+        operations(A30_PLAN, oder="ready")
+    with pytest.raises(OptionError, match="unknown option 'teardwn'"):
+        simulate(A30, A30_PLAN, teardwn=False)
+    with pytest.raises(OptionError, match="unknown option 'gpu'"):
+        nvidia_smi_lines(operations(A30_PLAN), gpu=1)
