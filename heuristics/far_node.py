@@ -52,10 +52,11 @@ from typing import Any, Callable, Sequence
 
 from heuristics import far
 from heuristics.far_refine import pick_move, pick_swap
-from heuristics.far_tree import Timing, Tree, check_scale, replay, to_schedule
+from heuristics.far_tree import Timing, Tree, replay, to_schedule
 from instances import options
 from instances.errors import InstanceError, OptionError
 from instances.mig_node import NodeProblem, NodeSchedule
+from instances.mig_problem import check_scale
 
 __all__ = ["NodePlan", "plan", "schedule", "METHODS"]
 

@@ -33,6 +33,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...], str]] = {
     "pairing": ("instances.pairing", ("PairingProblem", "WeightedQueue"), "milp.pairing"),
     "realtime": ("instances.realtime", ("RealtimeProblem",), "milp.realtime"),
     "case": ("instances.case", ("Workload",), "milp.case"),
+    "mig_node": ("instances.mig_node", ("NodeProblem",), "milp.mig_node"),
 }
 
 _registered: dict[type, tuple[str, Callable[..., Result]]] = {}
@@ -84,7 +85,8 @@ def solve_optimal(problem: Any, backend: str | None = None, **options: Any) -> R
     problem
         A problem object of one of the families in :data:`FAMILIES` (MIG
         problem or multi-batch workload, heterogeneous weighted tardiness,
-        pairing, real-time partitioning, CASE) or of a registered family.
+        pairing, real-time partitioning, CASE, a node of g MIG GPUs) or of a
+        registered family.
     backend
         ``"cpsat"`` (OR-Tools CP-SAT) or ``"highs"`` (Pyomo model solved by
         HiGHS); a family may offer more (see its ``milp.<family>.solve``).
