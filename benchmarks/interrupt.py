@@ -32,23 +32,27 @@ import sys
 import threading
 from typing import Iterator
 
-__all__ = ["guard", "message", "resumable", "leave_sigint_to_the_command", "EXIT_STATUS"]
+__all__ = ["guard", "message", "resumable", "not_recorded", "leave_sigint_to_the_command", "EXIT_STATUS"]
 
 EXIT_STATUS = 130  # 128 + SIGINT, the shell's status for a command ended by Ctrl-C
-_RESUMABLE = False
+_MESSAGE = "interrupted"
 
 
 def resumable() -> None:
-    """Say that this command records its tasks (``--out``): the interrupt message then tells how to resume."""
-    global _RESUMABLE
-    _RESUMABLE = True
+    """Say that this command records its tasks (``--out``): the interrupt message tells how to resume."""
+    global _MESSAGE
+    _MESSAGE = "interrupted; rerun the same command to resume"
+
+
+def not_recorded() -> None:
+    """Say that this command could record its tasks but does not (no ``--out``): the message says how."""
+    global _MESSAGE
+    _MESSAGE = "interrupted; nothing was kept (with --out DIR a rerun resumes from the finished tasks)"
 
 
 def message() -> str:
     """The one line printed on Ctrl-C."""
-    if _RESUMABLE:
-        return "interrupted; rerun the same command to resume"
-    return "interrupted; nothing was kept (--out DIR keeps the finished tasks and resumes from them)"
+    return _MESSAGE
 
 
 def leave_sigint_to_the_command() -> None:
