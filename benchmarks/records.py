@@ -54,6 +54,25 @@ IGNORED_ARGUMENTS = frozenset({"out", "fresh", "quiet", "markdown", "executor", 
 #: Record format; a file of another format is refused like other arguments.
 FORMAT = 1
 _TAGS = ("__tuple__", "__items__", "__float__")
+#: The lock and record files this process holds open.
+_HELD: set[int] = set()
+
+
+def _close_inherited() -> None:
+    """In a forked child (a worker process): drop the copies of the parent's lock and record files.
+
+    A lock taken with ``flock`` lasts while any copy of its file stays open: a worker that outlived a
+    killed run would otherwise keep the next run out.
+    """
+    for fd in list(_HELD):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_inherited)
 
 
 class RecordsError(Exception):
@@ -206,6 +225,7 @@ class Records:
         self.done = done
         self._lock_fd: int | None = lock_fd
         self._fd: int | None = None
+        self._pid = os.getpid()  # a forked copy of this object owns no file (see _close_inherited)
         self._continued = continued  # the file holds this header and records: append to it
 
     @classmethod
@@ -233,6 +253,7 @@ class Records:
                 done = _read(path, header)
             return cls(folder, header, done or {}, lock_fd, continued=done is not None)
         except BaseException:
+            _HELD.discard(lock_fd)
             os.close(lock_fd)
             raise
 
@@ -252,6 +273,7 @@ class Records:
         data = (json.dumps(line, separators=(",", ":")) + "\n").encode()
         if self._fd is None:
             self._fd = self._start()
+            _HELD.add(self._fd)
         os.write(self._fd, data)  # one write per line; a kill mid-line leaves a tail that _read drops
         os.fsync(self._fd)
 
@@ -267,10 +289,13 @@ class Records:
 
     def close(self) -> None:
         """Release the file and the lock (also done when the object is collected or the process ends)."""
+        if getattr(self, "_pid", None) != os.getpid():
+            return
         for name in ("_fd", "_lock_fd"):
             fd = getattr(self, name, None)
             if fd is not None:
                 setattr(self, name, None)
+                _HELD.discard(fd)
                 os.close(fd)
 
     def __del__(self) -> None:
@@ -288,6 +313,7 @@ def _lock(folder: Path) -> int:
                            "another --out") from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _HELD.add(fd)
     return fd
 
 
