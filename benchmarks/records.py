@@ -274,7 +274,8 @@ class Records:
         if self._fd is None:
             self._fd = self._start()
             _HELD.add(self._fd)
-        os.write(self._fd, data)  # one write per line; a kill mid-line leaves a tail that _read drops
+        while data:  # a kill mid-line leaves a tail that _read drops and _start cuts
+            data = data[os.write(self._fd, data):]
         os.fsync(self._fd)
 
     def _start(self) -> int:
