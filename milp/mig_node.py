@@ -1,11 +1,19 @@
 """Exact scheduling of a node of g MIG GPUs: the entry behind ``milp.solve_optimal`` for node problems.
 
-Two methods (``docs/models/mig_node.md``), both under the exact-result
+Three methods (``docs/models/mig_node.md``), all under the exact-result
 contract of :mod:`milp.result`:
 
-* ``method="intervals"`` -- one CP-SAT model with an optional interval per
-  task, GPU and placement (:mod:`milp.mig_node_cpsat`); for a node without
-  reconfiguration (zero create/destroy times);
+* ``method="laminar"`` -- for a node without reconfiguration (zero
+  create/destroy times): the placements' occupied slices form the
+  repartitioning tree, so for fixed task placements running every tree node's
+  tasks after its ancestors' gives the largest slice load as makespan, and
+  ``OPT = min over (GPU, placement) assignments of the largest slice load of
+  any GPU``; a CP-SAT assignment model without time variables
+  (:func:`milp.mig_node_cpsat.solve_laminar`);
+* ``method="intervals"`` -- the same problem as one CP-SAT model with an
+  optional interval per task, GPU and placement
+  (:func:`milp.mig_node_cpsat.solve_intervals`), a second formulation to
+  check the first;
 * ``method="decompose"`` -- with or without reconfiguration. Each GPU has its
   own create/destroy channel (:mod:`instances.mig_node`), so once the tasks
   are split between the GPUs the GPUs are independent single-GPU problems, and
@@ -16,9 +24,12 @@ contract of :mod:`milp.result`:
   and solves the GPUs of a complete split exactly with the single-GPU model
   (``milp.solve_optimal``, CP-SAT), each distinct task set once. A task set's
   optimum never falls when a task joins it (drop the task, and its session
-  if it ran alone), which is what makes the pruning valid.
+  if it ran alone), which is what makes the pruning valid. With
+  reconfiguration it first solves the node without it (``laminar``, a quarter
+  of the time): that optimum plus the shortest create time bounds the
+  optimum, and its split is solved first.
 
-``method="auto"`` (default) takes ``intervals`` without reconfiguration and
+``method="auto"`` (default) takes ``laminar`` without reconfiguration and
 ``decompose`` with it.
 
 Examples
@@ -49,10 +60,13 @@ from milp.result import TOLERANCE, Result
 __all__ = ["solve", "METHODS"]
 
 #: Values of the ``method`` option.
-METHODS = ("auto", "intervals", "decompose")
+METHODS = ("auto", "laminar", "intervals", "decompose")
 
 #: A single-GPU solve needs at least this many seconds of the budget to be started.
 _MIN_SOLVE = 0.05
+
+#: Share of the time left that the decomposition gives its relaxation without reconfiguration.
+_RELAX_SHARE = 0.25
 
 
 def _retime(problem: NodeProblem, schedule: NodeSchedule) -> NodeSchedule:
@@ -219,15 +233,48 @@ class _Split:
                 self.search(pos + 1, blocks[:b_index] + [blocks[b_index] | {i}] + blocks[b_index + 1:])
 
 
+def _relaxation(problem: NodeProblem, deadline: opt.Deadline, incumbent: NodeSchedule, workers: int | None,
+                info: dict[str, Any]) -> tuple[float, list[frozenset[int]] | None]:
+    """The node without reconfiguration, solved by the slice-load model for a share of the time.
+
+    Returns a bound on the optimum *with* reconfiguration and the relaxation's
+    split of the tasks. Every GPU starts empty, so no task starts before the
+    shortest create time t_c; moving a schedule with reconfiguration earlier by
+    t_c and dropping its operations gives one without, hence
+    ``OPT >= OPT_without + t_c``.
+    """
+    from milp.mig_node_cpsat import solve_laminar
+
+    relaxed = problem.without_reconfiguration()
+    left = deadline.remaining()
+    share = opt.Deadline(None if left is None else _RELAX_SHARE * left)
+    start = NodeSchedule(incumbent.gpu, incumbent.gpus, incumbent.tasks)  # the same runs without operations
+    res = solve_laminar(relaxed, deadline=share, incumbent=start, workers=workers)
+    info["relaxation"] = {"status": str(res.status), "objective": res.objective, "bound": res.lower_bound,
+                          "seconds": share.elapsed()}
+    index = {t.name: i for i, t in enumerate(problem.tasks)}
+    split = [frozenset(index[st.task] for st in res.schedule.part(k).tasks) for k in range(problem.gpus)]
+    return res.lower_bound + min(problem.gpu.create_time.values()), [b for b in split if b]
+
+
 def _decompose(problem: NodeProblem, deadline: opt.Deadline, incumbent: NodeSchedule, workers: int | None,
                info: dict[str, Any]) -> Result:
     split = _Split(problem, deadline, incumbent, workers)
-    split.search(0, [])
+    relaxed_bound = 0.0
+    if problem.gpu.reconfigurable:
+        relaxed_bound, first = _relaxation(problem, deadline, incumbent, workers, info)
+        if split.best.makespan > relaxed_bound * (1 + TOLERANCE):
+            split.leaf(first)  # the relaxation's split is often the optimum's: a good incumbent early
+            split.closed = math.inf  # that leaf is solved again below; only the search's bounds count
+    searched = split.best.makespan > relaxed_bound * (1 + TOLERANCE)
+    if searched:
+        split.search(0, [])
     info.update(method="decompose", splits_solved=split.leaves, task_sets_solved=len(split.exact),
                 complete=split.complete)
     # every split is either solved (its bound is max_k of its GPUs' bounds) or pruned by a partial
     # split's bound, and a task set's optimum only grows with the set: the smallest is a bound on OPT
-    bound = max(node_bounds.lower_bound(problem), min(split.closed, split.best.makespan))
+    bound = max(node_bounds.lower_bound(problem), relaxed_bound,
+                min(split.closed, split.best.makespan) if searched else 0.0)
     return Result.from_bounds(split.best.makespan, bound, schedule=split.best, runtime=deadline.elapsed(),
                               backend="cpsat", info=info)
 
@@ -258,9 +305,9 @@ def solve(problem: NodeProblem, backend: str = "cpsat", reconfiguration: bool = 
         A :class:`~instances.mig_node.NodeSchedule` to start from (re-timed),
         ``None`` for FAR's node schedule, ``False`` for none.
     method
-        ``"auto"``, ``"intervals"`` (no reconfiguration only) or ``"decompose"``.
+        ``"auto"``, ``"laminar"`` or ``"intervals"`` (both without reconfiguration only), ``"decompose"``.
     log, seed
-        CP-SAT's search log and seed (method ``intervals``).
+        CP-SAT's search log and seed (methods ``laminar`` and ``intervals``).
 
     Returns
     -------
@@ -286,18 +333,19 @@ def solve(problem: NodeProblem, backend: str = "cpsat", reconfiguration: bool = 
     check_scale(problem.batch)
     hint = _check_hint(problem, hint)
     if method == "auto":
-        method = "decompose" if problem.gpu.reconfigurable else "intervals"
-    if method == "intervals" and problem.gpu.reconfigurable:
-        raise OptionError("the intervals model needs a node without reconfiguration (zero create/destroy "
+        method = "decompose" if problem.gpu.reconfigurable else "laminar"
+    if method in ("laminar", "intervals") and problem.gpu.reconfigurable:
+        raise OptionError(f"the {method} model needs a node without reconfiguration (zero create/destroy "
                           "times); use method 'decompose'", field="method")
     info: dict[str, Any] = {"reconfiguration": problem.gpu.reconfigurable, "gpus": problem.gpus}
     if problem.n == 0:
         return Result.from_bounds(0.0, 0.0, schedule=NodeSchedule(problem.gpu, problem.gpus, []),
                                   runtime=deadline.elapsed(), backend="cpsat", info=info)
     incumbent = _incumbent(problem, hint, info)
-    if method == "intervals":
-        from milp.mig_node_cpsat import solve_intervals
+    if method != "decompose":
+        from milp.mig_node_cpsat import solve_intervals, solve_laminar
 
-        return solve_intervals(problem, deadline=deadline, incumbent=incumbent, workers=workers, log=log,
-                               seed=seed, info=info)
+        model = solve_laminar if method == "laminar" else solve_intervals
+        return model(problem, deadline=deadline, incumbent=incumbent, workers=workers, log=log, seed=seed,
+                     info=info)
     return _decompose(problem, deadline, incumbent, workers, info)

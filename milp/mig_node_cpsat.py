@@ -1,27 +1,31 @@
-"""The node of g MIG GPUs without reconfiguration as one CP-SAT model (optional intervals per GPU).
+"""CP-SAT models of a node of g MIG GPUs without reconfiguration.
 
 Without create/destroy times the six rules of :mod:`instances.mig_check`
 reduce, on each GPU, to: tasks whose placements share an occupied slice never
-overlap in time. The node model (``docs/models/mig_node.md``):
+overlap in time (``docs/models/mig_node.md``).
 
-* one start variable ``S_i`` per task and, for every GPU ``k`` and placement
-  ``p`` the task may use, a Boolean ``x_ikp`` and an optional interval
-  ``[S_i, S_i + d_i(p))`` present when ``x_ikp``; ``sum_kp x_ikp = 1``;
-* per GPU ``k`` and slice ``q``: NoOverlap of the intervals of GPU ``k`` whose
-  placement occupies ``q``;
-* redundant: per GPU a Cumulative of occupied slices (capacity ``S``) and the
-  area row ``sum s * d * x <= S * C``;
-* the GPUs are identical, so assignments are symmetry-broken by first use:
-  task 0 is on GPU 0 and task i may use GPU k > 0 only if a task before it
-  uses GPU k - 1 (every assignment has exactly one such relabelling);
-* minimise ``C >= S_i + d_i``.
+* :func:`solve_laminar` -- the slice-load model. Occupied slices form the
+  repartitioning tree (FAR paper, Fig. 4), so for fixed placements, running
+  each tree node's tasks back to back once all its ancestors' tasks are done
+  ends at the largest slice load, and no schedule of those placements ends
+  earlier (the tasks covering one slice pairwise conflict). Booleans
+  ``x_ikp`` (task i on placement p of GPU k, one per task) and one row per
+  GPU and slice: ``sum d_i(p) x_ikp <= C``; no time variables.
+* :func:`solve_intervals` -- the same problem with time: a start ``S_i`` per
+  task, an optional interval ``[S_i, S_i + d_i(p))`` per GPU and placement
+  present when ``x_ikp``, NoOverlap per GPU and slice, a redundant Cumulative
+  and area row per GPU, ``C >= S_i + d_i``. A second formulation, to check
+  the first.
 
-Times are scaled as in the single-GPU model (``docs/models/mig_cpsat.md``,
-"Integer time"): a power-of-two resolution R, durations
-``max(1, floor(R t))`` (a relaxation), so a bound B of the model gives
-``OPT >= (B - E) / R`` with E the one-unit excess of tasks shorter than 1/R;
-the model's solution is re-timed on the float durations GPU by GPU
-(:func:`instances.mig_retime.plan_from_runs`) and checked by
+Both break the symmetry of the identical GPUs by first use: task 0 is on GPU
+0 and task i may use GPU k > 0 only if a task before it uses GPU k - 1 (every
+assignment has exactly one such relabelling). Times are scaled as in the
+single-GPU model (``docs/models/mig_cpsat.md``, "Integer time"): a
+power-of-two resolution R and durations rounded down, so the rounded model is
+a relaxation and a bound B of the model gives ``OPT >= B / R`` (slice loads)
+or ``OPT >= (B - E) / R`` (intervals, whose durations are at least one unit;
+E is that excess). The model's solution is re-timed on the float durations
+GPU by GPU (:mod:`instances.mig_retime`) and checked by
 :func:`instances.mig_node.check`.
 """
 
@@ -34,7 +38,7 @@ from ortools.sat.python import cp_model
 
 from bounds import mig_node as node_bounds
 from instances.mig_node import NodeProblem, NodeSchedule, check
-from instances.mig_retime import plan_from_runs
+from instances.mig_retime import plan_from_runs, retime_order
 from instances.mig_schedule import ScheduledTask
 from instances.options import Deadline, known_options
 from milp.cpsat import run, set_hints
@@ -171,3 +175,68 @@ def solve_intervals(problem: NodeProblem, *, deadline: Deadline, incumbent: Node
         bound = max(bound, (out.bound - excess) / R * (1 - 1e-12))
     return Result.from_bounds(best.makespan, bound, schedule=best,
                               runtime=deadline.elapsed(), backend="cpsat", info=info)
+
+
+@known_options
+def solve_laminar(problem: NodeProblem, *, deadline: Deadline, incumbent: NodeSchedule,
+                  workers: int | None = None, log: bool = False, seed: int = 0,
+                  info: dict[str, Any] | None = None) -> Result:
+    """The slice-load assignment model on a node without reconfiguration (see the module docstring)."""
+    info = dict(info or {})
+    gpu, g = problem.gpu, problem.gpus
+    tasks = problem.tasks
+    lb0 = node_bounds.lower_bound(problem)
+    R = resolution(problem, lb0, incumbent.makespan)
+    horizon = math.floor(R * incumbent.makespan) + 1
+    info.update(method="laminar", resolution=R)
+    m = cp_model.CpModel()
+    cmax = m.new_int_var(0, horizon, "C")
+    x: dict[tuple[int, int, Any], Any] = {}
+    load: dict[tuple[int, int], list] = {}
+    for i, task in enumerate(tasks):
+        mine = []
+        for k in range(g):
+            for p in gpu.placements:
+                if p.size not in task.times or R * task.times[p.size] > horizon:
+                    continue
+                lit = x[i, k, p] = m.new_bool_var(f"x{i}_{k}_{p.name}")
+                mine.append(lit)
+                for q in p.slices:
+                    load.setdefault((k, q), []).append((math.floor(R * task.times[p.size]), lit))
+        m.add_exactly_one(mine)
+    for terms in load.values():
+        m.add(sum(d * lit for d, lit in terms) <= cmax)
+    use = {(i, k): sum(lit for (j, kk, _), lit in x.items() if j == i and kk == k)
+           for i in range(len(tasks)) for k in range(g)}
+    if tasks:
+        m.add(use[0, 0] == 1)
+    for i in range(1, len(tasks)):
+        for k in range(1, g):
+            m.add(use[i, k] <= sum(use[j, k - 1] for j in range(i)))
+    m.minimize(cmax)
+    where = {st.task: (k, st) for k, st in incumbent.tasks}
+    labels = _canonical([where[t.name][0] for t in tasks])
+    set_hints(m, [(lit, kk == labels[i] and p.key() == where[tasks[i].name][1].placement.key())
+                  for (i, kk, p), lit in x.items()])
+    out = run(m, time_limit=deadline, workers=workers, seed=seed, log=log)
+    info["solver"] = out.stats
+    best = incumbent
+    if out.has_solution:
+        order: dict[int, list] = {k: [] for k in range(g)}
+        rank = {p.key(): r for r, p in enumerate(gpu.placements)}  # breadth-first: ancestors first
+        for (i, k, p), lit in x.items():
+            if out.boolean(lit):
+                order[k].append((rank[p.key()], i, tasks[i].name, p))
+        parts = []
+        for k in range(g):
+            runs = [(name, p) for _, _, name, p in sorted(order[k])]
+            parts.append(retime_order(problem.subproblem(name for name, _ in runs), runs).schedule)
+        found = NodeSchedule.from_parts(gpu, parts)
+        violations = check(problem, found)
+        if violations:
+            info["rejected"] = violations[0]
+        elif found.makespan < best.makespan:
+            best = found
+    bound = lb0 if out.bound is None else max(lb0, out.bound / R * (1 - 1e-12))
+    return Result.from_bounds(best.makespan, bound, schedule=best, runtime=deadline.elapsed(), backend="cpsat",
+                              info=info)

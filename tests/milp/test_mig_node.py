@@ -54,15 +54,15 @@ def _assert_contract(problem, res):
 
 @settings(max_examples=12, deadline=None)
 @given(small_nodes(max_n=7))
-def test_both_methods_agree_without_reconfiguration(problem):
+def test_the_three_methods_agree_without_reconfiguration(problem):
     problem = problem.without_reconfiguration()
-    a = solve_optimal(problem, method="intervals", time_limit=60)
-    b = solve_optimal(problem, method="decompose", time_limit=60)
-    for res in (a, b):
+    results = [solve_optimal(problem, method=m, time_limit=60) for m in ("laminar", "intervals", "decompose")]
+    for res in results:
         _assert_contract(problem, res)
         assert res.status is Status.OPTIMAL
-    assert a.objective == pytest.approx(b.objective, rel=2 * TOLERANCE)
-    assert a.objective <= far_node.plan(problem).makespan * (1 + TOLERANCE)
+        assert res.objective == pytest.approx(results[0].objective, rel=2 * TOLERANCE)
+    assert results[0].objective <= far_node.plan(problem).makespan * (1 + TOLERANCE)
+    assert solve_optimal(problem, time_limit=60).info["method"] == "laminar"
 
 
 @settings(max_examples=5, deadline=None)
@@ -79,7 +79,7 @@ def test_brute_force_without_reconfiguration_on_a_harder_case():
     """Equal tasks that do not split evenly: the methods find the same optimum as every assignment."""
     problem = mig_node.generate(5, "A30", gpus=2, times="NarrowTimes", seed=3).without_reconfiguration()
     expected = brute_force(problem)
-    for method in ("intervals", "decompose"):
+    for method in ("laminar", "intervals", "decompose"):
         res = solve_optimal(problem, method=method, time_limit=60)
         assert res.status is Status.OPTIMAL
         assert res.objective == pytest.approx(expected, rel=2 * TOLERANCE)
@@ -105,14 +105,14 @@ def test_dispatch_hint_and_info():
     none = solve_optimal(problem, hint=False, time_limit=60)
     assert none.info["hint"] == "none" and none.objective == pytest.approx(res.objective, rel=2 * TOLERANCE)
     off = solve_optimal(problem, reconfiguration=False, time_limit=60)
-    assert off.info["method"] == "intervals" and not off.info["reconfiguration"]
+    assert off.info["method"] == "laminar" and not off.info["reconfiguration"]
     assert mig_node.check(problem.without_reconfiguration(), off.schedule) == []
     assert off.objective < res.objective
 
 
 def test_time_limit_is_kept_and_the_result_stays_valid():
     problem = mig_node.generate(12, "A100", gpus=3, times="NarrowTimes", seed=1)
-    for method, limit in (("decompose", 1.0), ("intervals", 1.0)):
+    for method, limit in (("decompose", 1.0), ("laminar", 0.5), ("intervals", 1.0)):
         p = problem if method == "decompose" else problem.without_reconfiguration()
         t0 = time.perf_counter()
         res = solve_optimal(p, method=method, time_limit=limit)
@@ -134,9 +134,10 @@ def test_bad_options():
     with pytest.raises(OptionError, match="field backend"):
         solve_optimal(p, backend="highs")
     with pytest.raises(OptionError, match="field method"):
-        solve_optimal(p, method="laminar")
-    with pytest.raises(OptionError, match="without reconfiguration"):
-        solve_optimal(p, method="intervals")
+        solve_optimal(p, method="session")
+    for method in ("laminar", "intervals"):
+        with pytest.raises(OptionError, match="without reconfiguration"):
+            solve_optimal(p, method=method)
     with pytest.raises(OptionError, match="field time_limit"):
         solve_optimal(p, time_limit=0)
     with pytest.raises(OptionError, match="field workers"):
@@ -149,3 +150,15 @@ def test_bad_options():
         solve_optimal(p, hint=NodeSchedule("A30", 2, []))
     with pytest.raises(InstanceError, match="too large"):
         solve_optimal(NodeProblem("A30", [mig.Task("a", {1: 1e308, 2: 1e308, 4: 1e308})], gpus=2))
+
+
+def test_a_time_limited_bound_stays_below_the_optimum():
+    """Stopped early, the decomposition's bound (relaxation without reconfiguration + first create, closed
+    parts of the search) must not pass the optimum that a longer run proves."""
+    problem = mig_node.generate(12, "A100", gpus=2, seed=2)
+    quick = solve_optimal(problem, time_limit=1.0)
+    full = solve_optimal(problem, time_limit=120)
+    assert full.status is Status.OPTIMAL
+    assert quick.lower_bound <= full.objective * (1 + TOLERANCE) <= quick.objective * (1 + 2 * TOLERANCE)
+    relaxed = solve_optimal(problem.without_reconfiguration(), time_limit=60)
+    assert full.objective >= relaxed.objective + min(problem.gpu.create_time.values()) - 1e-9
