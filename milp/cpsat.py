@@ -39,7 +39,7 @@ SAFE_PARAMETERS: dict[str, Any] = {"presolve_inclusion_work_limit": 0}
 
 #: CP-SAT's ``catch_sigint_signal``: on, Ctrl-C stops a search and the solve returns its best solution
 #: as if the time limit had been reached. A benchmark sweep switches it off for its whole process
-#: (``benchmarks.interrupt``): there an interrupted search must not pass for a time-limited one.
+#: (``benchmarks.command``): there an interrupted search must not pass for a time-limited one.
 CATCH_SIGINT = True
 
 _STATUS = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE", cp_model.INFEASIBLE: "INFEASIBLE",

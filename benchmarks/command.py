@@ -1,4 +1,10 @@
-"""Ctrl-C in a benchmark command: stop the sweep, keep what finished, exit with status 130.
+"""How a benchmark command ends: Ctrl-C stops it with status 130, failed sweep tasks give status 1.
+
+:func:`run_cli` is the ``if __name__ == "__main__"`` line of every benchmark
+(through :func:`benchmarks.common.run_cli`): :func:`status` runs the
+command's ``main`` as :func:`instances.console.exit_status` does (one error
+line and status 2 for bad input), under :func:`guard`, and lists the tasks
+that :mod:`benchmarks.executor` recorded as failed (:func:`note_failure`).
 
 CP-SAT, left to itself, takes SIGINT as "stop this search" and returns its
 best solution as if its time limit had been reached (SatParameters
@@ -11,9 +17,8 @@ would go on. So a benchmark command runs inside :func:`guard`:
   (:func:`leave_sigint_to_the_command`);
 * the first SIGINT raises ``KeyboardInterrupt`` in the main thread as soon as
   it runs Python code: the executor stops its workers, drops the results in
-  flight (nothing half-done is recorded) and
-  :func:`benchmarks.common.exit_status` prints :func:`message` and returns
-  130;
+  flight (nothing half-done is recorded) and :func:`status` prints
+  :func:`message` and returns 130;
 * while the main thread is inside native code (a CP-SAT search of an
   in-process sweep), a watcher thread ends the process after a short grace
   period with the same line and status; the records on disk are complete up
@@ -24,18 +29,72 @@ would go on. So a benchmark command runs inside :func:`guard`:
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import signal
 import socket
 import sys
 import threading
-from typing import Iterator
+from typing import Any, Callable, Iterator, NoReturn, Sequence
 
-__all__ = ["guard", "message", "resumable", "not_recorded", "leave_sigint_to_the_command", "EXIT_STATUS"]
+__all__ = ["run_cli", "status", "guard", "message", "resumable", "not_recorded", "leave_sigint_to_the_command",
+           "note_failure", "take_failures", "EXIT_STATUS"]
 
 EXIT_STATUS = 130  # 128 + SIGINT, the shell's status for a command ended by Ctrl-C
 _MESSAGE = "interrupted"
+#: The failed tasks of this process's sweeps (objects with ``label`` and ``error``), for the exit status.
+_FAILURES: list[Any] = []
+
+
+def run_cli(main: Callable[[Sequence[str] | None], int], *, prog: str | None = None,
+            errors: tuple[type[BaseException], ...] = ()) -> NoReturn:
+    """``sys.exit(status(main))``."""
+    sys.exit(status(main, prog=prog, errors=errors))
+
+
+def status(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None, *,
+           prog: str | None = None, errors: tuple[type[BaseException], ...] = ()) -> int:
+    """The exit status of a benchmark command: :func:`instances.console.exit_status` plus the sweep's rules.
+
+    Runs ``main`` under :func:`guard`: Ctrl-C prints :func:`message` and gives
+    130. When ``main`` succeeds but tasks of its sweeps failed, they are listed
+    on stderr (the tables show what finished) and the status is 1.
+    """
+    from instances.console import exit_status
+
+    @functools.wraps(main)
+    def run(args: Sequence[str] | None) -> int:
+        try:
+            return main(args)
+        except KeyboardInterrupt:
+            sys.stdout.flush()
+            print(message(), file=sys.stderr)
+            return EXIT_STATUS
+
+    take_failures()
+    with guard():
+        code = exit_status(run, argv, prog=prog, errors=errors)
+    failures = take_failures()
+    if failures and code == 0:
+        print(f"{len(failures)} task{'s' if len(failures) > 1 else ''} failed (shown as failed or left out "
+              "above; with --out, a rerun of the same command runs only these again):", file=sys.stderr)
+        for f in failures:
+            print(f"- {f.label}: {f.error}", file=sys.stderr)
+        code = 1
+    return code
+
+
+def note_failure(failure: Any) -> None:
+    """Count a failed sweep task (with ``label`` and ``error``) towards the command's exit status."""
+    _FAILURES.append(failure)
+
+
+def take_failures() -> list[Any]:
+    """The failed tasks of this process's sweeps since the last call (and forget them)."""
+    out = list(_FAILURES)
+    _FAILURES.clear()
+    return out
 
 
 def resumable() -> None:
