@@ -182,19 +182,23 @@ def bound_table(n: int, seeds: int, time_limit: float, quiet: bool, methods: Seq
     print("median makespan / lower bound: " + ", ".join(f"{m} {statistics.median(v):.2f}" for m, v in ratios.items()))
 
 
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "under a minute"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = common.Parser(prog="python -m benchmarks.case", description=common.description(__doc__))
-    ap.add_argument("--seeds", type=common.positive_int, default=5, help="workloads per cell")
-    ap.add_argument("--figures", type=common.comma_choices(["1", "2", "3"], "figure"), default="1,2,3",
+    ap = common.Parser(prog="python -m benchmarks.case", description=common.description(__doc__, DEFAULT_RUN))
+    ap.add_argument("--seeds", type=common.count, default=5, help="workloads per cell")
+    ap.add_argument("--figures", type=common.comma_choices(["1", "2", "3"], "figure"), default=["1", "2", "3"],
                     help="comma list of the figures to reproduce, from 1, 2, 3")
     ap.add_argument("--png", type=common.image_file, default=Path("case_fig4.png"),
                     help="where to write the Figure 4 PNG (parent folders are created)")
     ap.add_argument("--no-plot", action="store_true", help="skip Figure 4 (write no PNG)")
     ap.add_argument("--no-bound", action="store_true", help="skip the exact-bound table")
-    ap.add_argument("--bound-n", type=common.positive_int, default=12,
+    ap.add_argument("--bound-n", type=common.integer(2, 40, "the exact model is for small batches"), default=12,
                     help="batch size for the exact bound, 2..40 (the exact model is for small batches)")
-    ap.add_argument("--bound-seeds", type=common.positive_int, default=2, help="batches per cell for the bound")
-    ap.add_argument("--time-limit", type=common.positive_float, default=5.0, help="CP-SAT seconds per solve")
+    ap.add_argument("--bound-seeds", type=common.count, default=2, help="batches per cell for the bound")
+    ap.add_argument("--time-limit", type=common.seconds, default=5.0, help="CP-SAT seconds per solve")
     ap.add_argument("--methods", type=common.comma_choices(sim.METHODS, "method"), default=None,
                     help=f"comma list from heuristics.case.METHODS for the bound table "
                          f"(default: all, {','.join(sim.METHODS)})")
@@ -202,9 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     common.add_quiet(ap)
     args = ap.parse_args(argv)
     methods = args.methods or list(sim.METHODS)
-    figures = sorted(int(f) for f in args.figures)  # argparse converts the string default too
-    if not 2 <= args.bound_n <= 40:
-        ap.error(f"--bound-n must be in 2..40 (the exact model is for small batches), got {args.bound_n}")
+    figures = sorted(int(f) for f in args.figures)
 
     res = sweep(figures, args.seeds, args.quiet)
     md = args.markdown

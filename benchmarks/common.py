@@ -1,17 +1,19 @@
 """What every benchmark command shares: argument checks, progress bars, markdown tables, safe output.
 
 A benchmark's ``main(argv)`` builds a :class:`Parser` (one-line errors,
-exit status 2, ``--help`` with every default), reads its numbers with the
-checked types below (:func:`positive_int`, :func:`positive_float`, ...),
-shows progress with :func:`progress` (a tqdm bar on stderr that ``--quiet``
-switches off), prints its tables with :func:`markdown_table`, and writes
+exit status 2, ``--help`` with every default: the toolkit's one parser,
+:mod:`instances.console`, re-exported here with its strictly read number
+types :func:`integer`, :func:`number`, :data:`count`, :data:`seed`,
+:data:`seconds`, ...), runs under :func:`run_cli`, shows progress with
+:func:`progress` (a tqdm bar on stderr that ``--quiet`` switches off),
+prints its tables with :func:`markdown_table`, and writes
 files inside :func:`writing` so that an unwritable path ends in one line on
 stderr and exit status 2, never in a traceback.
 
 Examples
 --------
 >>> p = Parser(prog="demo")
->>> _ = p.add_argument("--reps", type=positive_int, default=3, help="instances per point")
+>>> _ = p.add_argument("--reps", type=count, default=3, help="instances per point")
 >>> p.parse_args(["--reps", "5"]).reps
 5
 >>> print(markdown_table(["n", "ratio"], [[10, "1.05"], [12, "1.07"]]))
@@ -29,159 +31,29 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
-from instances.errors import InstanceError
+# the toolkit's one parser, its checked number types and exit statuses, re-exported for the benchmarks
+from instances.console import (MAX_COUNT, MAX_SECONDS, MAX_SEED, MAX_TASKS, MAX_WORKERS, CommandError,
+                               HelpFormatter, Parser, comma_choices, count, count_or_zero, error_line, exit_status,
+                               fraction, integer, integers, not_a_command, number, seconds, seed, workers)
 
-__all__ = ["Parser", "HelpFormatter", "positive_int", "nonnegative_int", "positive_float", "fraction",
-           "comma_choices", "output_dir", "output_file", "image_file", "writing", "prepare_dir", "progress", "markdown_table",
-           "add_quiet", "add_markdown", "fmt", "run_cli", "exit_status", "description"]
+__all__ = ["MAX_COUNT", "MAX_SECONDS", "MAX_SEED", "MAX_TASKS", "MAX_WORKERS", "MAX_EXACT_TASKS",
+           "Parser", "HelpFormatter", "CommandError", "integer", "integers", "number", "count", "count_or_zero",
+           "seed", "workers", "seconds", "fraction", "comma_choices", "output_dir", "output_file", "image_file",
+           "writing", "prepare_dir", "progress", "markdown_table", "add_quiet", "add_markdown", "fmt", "run_cli",
+           "exit_status", "error_line", "description", "COMMANDS"]
 
 
-# ---------------------------------------------------------------------------
-# argument checks
+def run_cli(main, *, prog: str | None = None, errors: tuple[type[BaseException], ...] = ()):
+    """``sys.exit`` with a benchmark command's status (:func:`benchmarks.command.status`).
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Keep the description's line breaks and append ``(default: X)`` to every option's help.
-
-    A default of ``None`` is not shown: its help text says what happens then.
+    As :func:`instances.console.run_cli`, and Ctrl-C stops the command's
+    sweep (status 130), a sweep whose tasks failed ends with status 1.
     """
+    from benchmarks import command
 
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or "(default" in (action.help or ""):
-            return action.help
-        return super()._get_help_string(action)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (``PROG: error: MESSAGE``, no usage dump) and exit status 2.
-
-    ``--help`` shows every option's default (:class:`HelpFormatter`), so every
-    ``add_argument`` call should carry a ``help`` text.
-
-    Examples
-    --------
-    >>> p = Parser(prog="demo")
-    >>> _ = p.add_argument("--n", type=positive_int, default=1, help="tasks")
-    >>> try:
-    ...     p.parse_args(["--n", "0"])
-    ... except SystemExit as exc:
-    ...     exc.code
-    2
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
-        # one line whatever the message holds: a newline would make a second line of stderr
-        line = " ".join(str(message).split())
-        self.exit(2, f"{self.prog}: error: {line}\n")
-
-
-def _number(text: str, kind: Callable[[str], Any], what: str) -> Any:
-    try:
-        value = kind(text)
-    except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """An integer >= 1 (argparse ``type``).
-
-    Examples
-    --------
-    >>> positive_int("3")
-    3
-    >>> positive_int("0")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be an integer >= 1, got '0'
-    """
-    value = _number(text, int, "an integer >= 1")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
-    return value
-
-
-def nonnegative_int(text: str) -> int:
-    """An integer >= 0 (argparse ``type``; 0 usually means "skip").
-
-    Examples
-    --------
-    >>> nonnegative_int("0")
-    0
-    """
-    value = _number(text, int, "an integer >= 0")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """A finite number > 0 (argparse ``type``), e.g. a time limit in seconds.
-
-    Examples
-    --------
-    >>> positive_float("2.5")
-    2.5
-    >>> positive_float("nan")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a finite number > 0, got 'nan'
-    """
-    value = _number(text, float, "a finite number > 0")
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
-    return value
-
-
-def fraction(text: str) -> float:
-    """A number in [0, 1] (argparse ``type``), e.g. a probability.
-
-    Examples
-    --------
-    >>> fraction("0.5")
-    0.5
-    """
-    value = _number(text, float, "a number in [0, 1]")
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}")
-    return value
-
-
-def comma_choices(allowed: Iterable[str], what: str = "name") -> Callable[[str], list[str]]:
-    """argparse ``type`` for a comma list of names from ``allowed``; an unknown name is an error.
-
-    Nothing is dropped silently: every name must be known, and at least one is needed.
-
-    Examples
-    --------
-    >>> pick = comma_choices(["FAR", "MISO-opt"], "method")
-    >>> pick("FAR, MISO-opt")
-    ['FAR', 'MISO-opt']
-    >>> pick("FAR,nope")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: unknown method 'nope'; choose from FAR, MISO-opt
-    """
-    names = list(allowed)
-
-    def parse(text: str) -> list[str]:
-        chosen = [x.strip() for x in text.split(",") if x.strip()]
-        unknown = [x for x in chosen if x not in names]
-        if unknown or not chosen:
-            bad = ", ".join(repr(x) for x in unknown) or "(none given)"
-            raise argparse.ArgumentTypeError(
-                f"unknown {what}{'s' if len(unknown) > 1 else ''} {bad}; choose from {', '.join(names)}")
-        return list(dict.fromkeys(chosen))  # a name given twice is one column
-
-    parse.__name__ = f"{what} list"  # argparse names the type in some messages
-    return parse
+    command.run_cli(main, prog=prog, errors=errors)
 
 
 # ---------------------------------------------------------------------------
@@ -351,57 +223,30 @@ def fmt(x: float | None, spec: str = ".3f", missing: str = "-") -> str:
     return format(x, spec)
 
 
-def run_cli(main: Callable[[Sequence[str] | None], int]) -> NoReturn:
-    """``sys.exit(main())`` for ``python -m benchmarks.X``: :func:`exit_status` of ``main``."""
-    sys.exit(exit_status(main))
+#: Largest batch an exact column of a benchmark solves (``--n`` of compare with the exact solver, the
+#: rows of milp_speed, ...): CP-SAT builds the model of 1,000 MIG tasks in about 20 s on a 2-core machine.
+MAX_EXACT_TASKS = 1000
+
+#: The benchmark commands, for the modules of helpers that ``python -m`` might be pointed at.
+COMMANDS = ("python -m benchmarks.X --help, X one of compare, paper, far_speed, milp_speed, mig_pyomo, hetero, "
+            "orlib, pairing, realtime, case, robustness, report")
 
 
-def exit_status(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
-    """Run ``main(argv)`` and return its exit status, never a traceback for what the user controls.
-
-    * Bad data found during the run (an :class:`~instances.errors.InstanceError`,
-      e.g. a slowdown table lacking a measurement a queue needs) is one line
-      ``error: ...`` on stderr, status 2, like an argument error.
-    * ``python -m benchmarks.compare | head`` closes stdout early; that is the
-      reader's choice, not an error worth a traceback (status 0).
-    * Ctrl-C prints ``interrupted`` (status 130).
-
-    Examples
-    --------
-    >>> from instances.errors import InstanceError
-    >>> def main(argv):
-    ...     raise InstanceError("no measurement", source="t.csv")
-    >>> exit_status(main, [])
-    2
-    """
-    try:
-        code = main(argv)
-        sys.stdout.flush()
-    except InstanceError as exc:
-        sys.stdout.flush()
-        print(f"error: {exc}", file=sys.stderr)
-        code = 2
-    except BrokenPipeError:
-        # stdout is gone: point it at devnull so the interpreter's final flush stays quiet
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = 0
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        code = 130
-    return code
-
-
-def description(doc: str | None) -> str:
+def description(doc: str | None, default_run: str | None = None) -> str:
     """A command's ``--help`` description from its module docstring: the first paragraph, without markup.
+
+    ``default_run`` says how long the command takes with its defaults on a
+    2-core machine (a table command's defaults are its quick form).
 
     Examples
     --------
     >>> description("``python -m x``: does y.\\n\\nMore.")
     'python -m x: does y.'
+    >>> description("Does y.", "about 1 minute")
+    'Does y. The default run takes about 1 minute on a 2-core machine.'
     """
-    first = (doc or "").strip().split("\n\n")[0]
-    return " ".join(first.replace("``", "").split())
+    first = " ".join((doc or "").strip().split("\n\n")[0].replace("``", "").split())
+    return first + (f" The default run takes {default_run} on a 2-core machine." if default_run else "")
 
 
 def add_quiet(parser: argparse.ArgumentParser) -> None:
@@ -413,3 +258,7 @@ def add_markdown(parser: argparse.ArgumentParser) -> None:
     """``--markdown``: print exactly the README's table(s), nothing else on stdout."""
     parser.add_argument("--markdown", action="store_true",
                         help="print only the table(s) the README shows, as markdown to paste there")
+
+
+if __name__ == "__main__":
+    not_a_command("python -m benchmarks.common", COMMANDS)

@@ -60,8 +60,8 @@ from benchmarks import executor as ex
 from heuristics.mig import METHODS  # the registry itself (not a copy): its rows are this table's rows
 
 __all__ = ["Config", "METHODS", "BACKENDS", "LOWER_BOUND", "AREA_BOUND", "BOUND_ROWS", "HEADER", "opt_name",
-           "method_names", "instance_seed", "make_problem", "solve_exact", "evaluate", "run_instance", "run", "summarise",
-           "format_table", "write_outputs", "parse_config", "main"]
+           "method_names", "instance_seed", "make_problem", "solve_exact", "evaluate", "run_instance", "run",
+           "failed_instance", "summarise", "format_table", "write_outputs", "parse_config", "main"]
 
 BACKENDS = ("cpsat", "highs")
 _BACKEND_NAMES = {"cpsat": "CP-SAT", "highs": "HiGHS"}
@@ -280,8 +280,23 @@ def run(cfg: Config, executor: ex.Executor | None = None, *, quiet: bool = True)
 
         cfg = replace(cfg, methods=method_names())
     executor = executor or ex.Executor()
-    return executor.map(functools.partial(run_instance, cfg), range(cfg.instances), quiet=quiet,
-                        desc=f"n={cfg.n} {cfg.gpu}", unit="inst")
+    results = executor.map(functools.partial(run_instance, cfg), range(cfg.instances), quiet=quiet,
+                           desc=f"n={cfg.n} {cfg.gpu}", unit="inst", label=lambda i: f"instance {i}")
+    return [failed_instance(cfg, i, r) if isinstance(r, ex.Failed) else r for i, r in enumerate(results)]
+
+
+def failed_instance(cfg: Config, index: int, failure: ex.Failed) -> dict[str, Any]:
+    """The result of an instance whose task failed as a whole (``failed``: every row failed with its error)."""
+    error = f"ERROR: {failure.error}"
+    names = list(cfg.methods or method_names()) + ([opt_name(cfg.backend)] if cfg.exact else []) + list(BOUND_ROWS)
+    meta = {"instance": index, "seed": instance_seed(cfg.seed, index), "gpu": cfg.gpu, "workload": cfg.workload,
+            "times": cfg.times, "n": cfg.n}
+    kinds = {opt_name(cfg.backend): "exact", **{b: "bound" for b in BOUND_ROWS}}
+    rows = [{**meta, "method": m, "kind": kinds.get(m, "heuristic"), "makespan": None, "time_s": None,
+             "feasible": False, "status": error, "opt_status": error, "opt_proven": False, "opt_objective": None,
+             "opt_bound": None, "area_bound": None, "lower_bound": None, "gap": None, "ratio_opt": None,
+             "ratio_opt_low": None, "ratio_opt_high": None, "ratio_area": None} for m in names]
+    return {"index": index, "rows": rows, "schedules": {}, "failed": True}
 
 
 # ---------------------------------------------------------------------------
@@ -356,7 +371,8 @@ def format_table(cfg: Config, results: Sequence[dict[str, Any]], summary: Sequen
                   f"OPT: {cfg.backend if cfg.exact else 'not run'}"
                   + (f", {cfg.time_limit:g} s limit, proven on {n_proven}/{k}" if cfg.exact else ""), ""]
     lines.append(common.markdown_table(header, body))
-    unproven = [res for res in results if res["rows"] and not res["rows"][0]["opt_proven"]]
+    unproven = [res for res in results
+                if res["rows"] and not res["rows"][0]["opt_proven"] and not res.get("failed")]
     if cfg.exact and unproven:
         lines += ["", "OPT not proven on these instances (the ratios to OPT above leave them out; the bracket "
                       "uses U = best found, L = best lower bound):", ""]
@@ -439,30 +455,38 @@ def write_outputs(out_dir: str | Path, cfg: Config, results: Sequence[dict[str, 
 # ---------------------------------------------------------------------------
 # command line
 
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "1-2 minutes (ten exact solves of n = 12)"
+
+
 def _parser() -> common.Parser:
     from instances import mig
 
-    p = common.Parser(prog="python -m benchmarks.compare", description=common.description(__doc__))
-    p.add_argument("--n", type=common.positive_int, default=12, help="tasks per instance")
-    p.add_argument("--instances", type=common.positive_int, default=10, help="number of instances")
+    p = common.Parser(prog="python -m benchmarks.compare", description=common.description(__doc__, DEFAULT_RUN))
+    p.add_argument("--n", type=common.integer(1, common.MAX_TASKS), default=12,
+                   help=f"tasks per instance, at most {common.MAX_EXACT_TASKS:,} with the exact solver (rarely "
+                        f"proven beyond n = 20), {common.MAX_TASKS:,} with --no-exact")
+    p.add_argument("--instances", type=common.count, default=10,
+                   help=f"number of instances, at most {common.MAX_COUNT:,}")
     p.add_argument("--gpu", default="A100", help="A30, A100, H100 or a GPU defined by the user")
     p.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS),
                    help="scaling preset of the generator (FAR paper, Sec. 6.3)")
     p.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS),
                    help="time preset of the generator (FAR paper, Sec. 6.3)")
-    p.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed of the instances")
+    p.add_argument("--seed", type=common.seed, default=0, help="base seed of the instances")
     p.add_argument("--methods", type=common.comma_choices(method_names(), "method"), default=None,
                    help=f"comma list of heuristics from heuristics.mig.METHODS "
                         f"(default: all, {','.join(method_names())})")
     p.add_argument("--backend", default="cpsat", choices=BACKENDS, help="exact solver")
-    p.add_argument("--time-limit", type=common.positive_float, default=30.0, help="seconds per exact solve")
-    p.add_argument("--workers", type=common.positive_int, default=None,
+    p.add_argument("--time-limit", type=common.seconds, default=30.0, help="seconds per exact solve")
+    p.add_argument("--workers", type=common.workers, default=None,
                    help="solver threads per exact solve (default: the solver's own)")
     p.add_argument("--no-exact", action="store_true", help="skip the exact solver (heuristics and bounds only)")
-    ex.add_arguments(p)
+    ex.add_arguments(p, out=False)
     p.add_argument("--out", type=common.output_dir, default=None,
-                   help="folder for results.csv, results.json, schedules/ and gantt.png, created if missing "
-                        "(default: none, the table only)")
+                   help="folder for results.csv, results.json, schedules/, gantt.png and records.jsonl (every "
+                        "instance as it finishes: the same command run again resumes from them), created if "
+                        "missing (default: none, the table only)")
     common.add_markdown(p)
     common.add_quiet(p)
     return p
@@ -474,6 +498,9 @@ def _parse(argv: Sequence[str] | None) -> tuple[common.Parser, Config, argparse.
 
     parser = _parser()
     a = parser.parse_args(argv)
+    if not a.no_exact and a.n > common.MAX_EXACT_TASKS:
+        parser.error(f"--n: at most {common.MAX_EXACT_TASKS:,} with the exact solver, got {a.n:,}; "
+                     "--no-exact runs the heuristics and bounds alone")
     try:
         gpus.get(a.gpu)
     except InstanceError as exc:

@@ -58,11 +58,14 @@ def run(ns, seeds: int, reconfiguration: bool, gpu: str = "A100", workload: str 
     """
     tasks = [(n, s, reconfiguration, gpu, workload, times, time_limit, relaxation) for n in ns for s in range(seeds)]
     results: dict[int, list] = {n: [] for n in ns}
-    for r in (executor or Executor()).map(_solve_task, tasks, quiet=quiet, desc="solving", unit="instance"):
-        results[r["n"]].append(r)
+    for r in ex.succeeded((executor or Executor()).map(_solve_task, tasks, quiet=quiet, desc="solving",
+                                                       unit="instance", label=lambda t: f"n={t[0]} seed={t[1]}")):
+        results[r["n"]].append(r)  # a failed instance of a command's sweep is left out (and listed)
     rows = []
     for n in dict.fromkeys(ns):
         rs = results[n]
+        if not rs:
+            continue
         secs = [r["runtime"] for r in rs]
         gaps = [r["gap"] for r in rs if not r["proven"] and r["gap"] is not None]
         rows.append((n, statistics.median(secs), max(secs), sum(r["proven"] for r in rs), len(rs),
@@ -79,10 +82,15 @@ def _gpu(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "about 30 seconds"
+
+
 def _parser() -> common.Parser:
-    p = common.Parser(prog="python -m benchmarks.mig_pyomo", description=common.description(__doc__))
-    p.add_argument("--n", type=common.positive_int, nargs="+", default=[6, 8, 10], help="batch sizes")
-    p.add_argument("--seeds", type=common.positive_int, default=10, help="instances per n (seeds 0..k-1)")
+    p = common.Parser(prog="python -m benchmarks.mig_pyomo", description=common.description(__doc__, DEFAULT_RUN))
+    p.add_argument("--n", type=common.integer(1, common.MAX_EXACT_TASKS), nargs="+", default=[6, 8, 10],
+                   help=f"batch sizes, each at most {common.MAX_EXACT_TASKS:,}")
+    p.add_argument("--seeds", type=common.count, default=10, help="instances per n (seeds 0..k-1)")
     p.add_argument("--reconfiguration", action="store_true",
                    help="model create/destroy operations (default: off, a GPU with zero create/destroy times)")
     p.add_argument("--no-relaxation", action="store_true",
@@ -90,7 +98,7 @@ def _parser() -> common.Parser:
     p.add_argument("--gpu", type=_gpu, default="A100", help=f"GPU model, from {', '.join(gpus.names())}")
     p.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS), help="scaling preset")
     p.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS), help="time preset")
-    p.add_argument("--time-limit", type=common.positive_float, default=60.0, help="seconds per instance")
+    p.add_argument("--time-limit", type=common.seconds, default=60.0, help="seconds per instance")
     ex.add_arguments(p)
     common.add_markdown(p)
     common.add_quiet(p)

@@ -32,7 +32,7 @@ Examples
 --------
 ::
 
-    python -m benchmarks.milp_speed                 # a few minutes: short table, 5 seeds
+    python -m benchmarks.milp_speed                 # seconds: short table, 5 seeds
     python -m benchmarks.milp_speed --full          # 10 seeds, 60 s, n sweeps, gaps at n = 20..35, ratios
     python -m benchmarks.milp_speed --rows cpsat0:12 cpsat1:8 highs0:8 --seeds 10 --time-limit 60
     python -m benchmarks.milp_speed --rows cpsat1:10 --sweep cpsat1 highs1 --gap-n 20 25 30 35 --markdown
@@ -52,7 +52,7 @@ from benchmarks import executor as ex
 from benchmarks.executor import Executor
 from instances import mig
 
-__all__ = ["ROWS", "LABELS", "TARGETS", "GAP_NS", "run_one", "summarise", "speed_table", "sweep", "gaps",
+__all__ = ["ROWS", "LABELS", "TARGETS", "GAP_NS", "threads", "run_one", "summarise", "speed_table", "sweep", "gaps",
            "ratios", "presets", "FAMILY", "PRESETS", "main"]
 
 #: Row name -> (backend, reconfiguration, extra options of :func:`milp.mig.solve`).
@@ -125,17 +125,19 @@ def _solve_all(keys: list[tuple], seeds: int, time_limit: float, workers: int, e
     """Every (row, n) or (row, n, family) of ``keys`` on seeds first_seed.., one executor task per solve."""
     tasks = [(key[0], key[1], s, time_limit, workers, key[2] if len(key) > 2 else FAMILY)
              for key in keys for s in range(first_seed, first_seed + seeds)]
-    runs = executor.map(_solve_task, tasks, quiet=quiet, desc=desc, unit="solve")
+    runs = executor.map(_solve_task, tasks, quiet=quiet, desc=desc, unit="solve",
+                        label=lambda t: f"{t[0]} n={t[1]} seed={t[2]}")
     out: dict[tuple, list[dict]] = {k: [] for k in keys}
     for key, r in zip((t for t in keys for _ in range(seeds)), runs):
-        out[key].append(r)
+        if not isinstance(r, ex.Failed):  # a failed solve of a command's sweep is left out (and listed)
+            out[key].append(r)
     return out
 
 
 def summarise(runs: list[dict[str, Any]], time_limit: float) -> dict[str, Any]:
     """Median time to proof (an unproven run counts as infinite), proven count, largest and median gap."""
     times = sorted(r["time"] if r["proven"] else math.inf for r in runs)
-    med = statistics.median(times)
+    med = statistics.median(times) if times else math.inf
     return {"median": med, "proven": sum(r["proven"] for r in runs), "count": len(runs),
             "max_gap": max((r["gap"] for r in runs), default=0.0),
             "median_gap": statistics.median(r["gap"] for r in runs) if runs else math.nan,
@@ -236,7 +238,8 @@ def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bo
     """
     tasks = [(n, s, time_limit, workers) for n in ns for s in range(first_seed, first_seed + seeds)]
     acc: dict[tuple[int, bool], list] = {}
-    for pair in (executor or Executor()).map(_ratio_task, tasks, quiet=quiet, desc="ratios", unit="instance"):
+    for pair in ex.succeeded((executor or Executor()).map(_ratio_task, tasks, quiet=quiet, desc="ratios",
+                                                          unit="instance", label=lambda t: f"n={t[0]} seed={t[1]}")):
         for r in pair:
             acc.setdefault((r["n"], r["reconf"]), []).append(r)
     return [{"n": n, "reconf": reconf, "count": len(rs), "proven": sum(r["proven"] for r in rs),
@@ -249,11 +252,17 @@ def ratios(ns: list[int], seeds: int, time_limit: float, workers: int, quiet: bo
 # ---------------------------------------------------------------------------
 # the command line
 
+_N = common.integer(1, common.MAX_EXACT_TASKS)
+
+
 def _row_spec(text: str) -> tuple[str, int]:
-    name, _, n = text.partition(":")
-    if name not in ROWS or not n.isdigit() or int(n) < 1:
-        raise argparse.ArgumentTypeError(f"bad row {text!r}: use NAME:N with N >= 1 and NAME in {', '.join(ROWS)}")
-    return name, int(n)
+    name, colon, n = text.partition(":")
+    if name not in ROWS or not colon:
+        raise argparse.ArgumentTypeError(f"bad row {text!r}: use NAME:N with NAME in {', '.join(ROWS)}")
+    try:
+        return name, _N(n)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"bad row {text!r}: N {exc}") from None
 
 
 def _row_name(text: str) -> str:
@@ -262,25 +271,26 @@ def _row_name(text: str) -> str:
     return text
 
 
-def _workers(text: str) -> int:
-    value = common.positive_int(text)
-    if value > 2:
-        raise argparse.ArgumentTypeError(f"must be 1 or 2 (the reference machine has 2 cores), got {text!r}")
-    return value
+_workers = common.integer(1, 2, "the reference machine has 2 cores")
+
+
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "under 10 seconds"
 
 
 def _parser() -> common.Parser:
     names = "\n".join(f"  {k:<8} {v}, {'with' if ROWS[k][1] else 'without'} reconfiguration"
                       for k, v in LABELS.items())
-    p = common.Parser(prog="python -m benchmarks.milp_speed", description=common.description(__doc__),
+    p = common.Parser(prog="python -m benchmarks.milp_speed", description=common.description(__doc__, DEFAULT_RUN),
                       epilog=f"rows (NAME):\n{names}")
     p.add_argument("--rows", type=_row_spec, nargs="+", metavar="NAME:N", default=None,
-                   help=f"rows to time, NAME from {', '.join(ROWS)} (default: cpsat0:12 cpsat1:8 highs0:6; "
-                        "--full: cpsat0:12 cpsat1:12 highs0:8)")
-    p.add_argument("--seeds", type=common.positive_int, default=None, help="seeds per row (default: 5; --full 10)")
-    p.add_argument("--time-limit", type=common.positive_float, default=None,
+                   help=f"rows to time, NAME from {', '.join(ROWS)}, N at most {common.MAX_EXACT_TASKS:,} "
+                        "(default: cpsat0:12 cpsat1:8 highs0:6; --full: cpsat0:12 cpsat1:12 highs0:8)")
+    p.add_argument("--seeds", type=common.count, default=None, help="seeds per row (default: 5; --full 10)")
+    p.add_argument("--time-limit", type=common.seconds, default=None,
                    help="seconds per solve (default: 30; --full 60)")
-    p.add_argument("--workers", type=_workers, default=2, help="CP-SAT workers per solve, 1 or 2")
+    p.add_argument("--workers", type=_workers, default=2,
+                   help="solver threads per solve, 1 or 2: CP-SAT workers, HiGHS threads")
     p.add_argument("--full", action="store_true",
                    help="the full table: 10 seeds, 60 s, sweeps of cpsat0 cpsat1 highs0 highs1, median gaps of "
                         f"cpsat1 highs1 at n = {' '.join(map(str, GAP_NS))}, ratios for n = 6..12")
@@ -288,30 +298,44 @@ def _parser() -> common.Parser:
     p.add_argument("--sweep", type=_row_name, nargs="*", metavar="NAME", default=None,
                    help=f"n sweeps for these rows, NAME from {', '.join(ROWS)} (default: none; --full: cpsat0 "
                         "cpsat1 highs0 highs1)")
-    p.add_argument("--sweep-max", type=common.positive_int, default=20, help="largest n of a sweep")
-    p.add_argument("--sweep-from", type=common.positive_int, default=None,
+    p.add_argument("--sweep-max", type=_N, default=20,
+                   help=f"largest n of a sweep, at most {common.MAX_EXACT_TASKS:,}")
+    p.add_argument("--sweep-from", type=_N, default=None,
                    help="first n of every sweep (default per row: highs0 4, highs1 3, cpsat1 6, others 8)")
-    p.add_argument("--gap-n", type=common.positive_int, nargs="*", metavar="N", default=None,
+    p.add_argument("--gap-n", type=_N, nargs="*", metavar="N", default=None,
                    help=f"median gap at these n (default: none; --full: {' '.join(map(str, GAP_NS))})")
     p.add_argument("--gap-rows", type=_row_name, nargs="+", metavar="NAME", default=["cpsat1", "highs1"],
                    help=f"rows of the --gap-n table, NAME from {', '.join(ROWS)} (default: cpsat1 highs1)")
-    p.add_argument("--ratios", type=common.positive_int, nargs="*", metavar="N", default=None,
+    p.add_argument("--ratios", type=_N, nargs="*", metavar="N", default=None,
                    help="FAR/OPT and OPT/LB for these n (default: none; --full: 6..12)")
-    p.add_argument("--first-seed", type=common.nonnegative_int, default=0,
+    p.add_argument("--first-seed", type=common.seed, default=0,
                    help="instances use seeds FIRST_SEED .. FIRST_SEED + SEEDS - 1 (fresh seeds: a figure not tuned on)")
     p.add_argument("--presets", action="store_true",
                    help="the table per instance family: every workload (Poor/Mixed/GoodScaling), time preset "
                         "(Wide/NarrowTimes) and p_sup (0, 0.5); alone, it replaces the speed table")
     p.add_argument("--preset-row", type=_row_name, default="cpsat1", metavar="NAME",
                    help="the model of --presets")
-    p.add_argument("--preset-n", type=common.positive_int, default=12,
+    p.add_argument("--preset-n", type=_N, default=12,
                    help="the n of --presets's proven / median time columns")
-    p.add_argument("--preset-gap-n", type=common.positive_int, nargs="*", metavar="N", default=[20, 35],
+    p.add_argument("--preset-gap-n", type=_N, nargs="*", metavar="N", default=[20, 35],
                    help="the n of --presets's median gap columns")
     ex.add_arguments(p)
     common.add_markdown(p)
     common.add_quiet(p)
     return p
+
+
+def threads(rows: Sequence[str], workers: int) -> str:
+    """``"2 CP-SAT workers"``, ``"1 HiGHS thread"`` or both, as the backends of ``rows`` use ``workers``.
+
+    Examples
+    --------
+    >>> threads(["highs0"], 2), threads(["cpsat0", "highs1"], 2)
+    ('2 HiGHS threads', '2 CP-SAT workers / HiGHS threads')
+    """
+    backends = {ROWS[r][0] for r in rows}
+    names = [n for b, n in (("cpsat", "CP-SAT worker"), ("highs", "HiGHS thread")) if b in backends]
+    return f"{workers} " + " / ".join(n + ("s" if workers > 1 else "") for n in names)
 
 
 def _speed_lines(summaries: list[dict], markdown: bool) -> list[str]:
@@ -424,13 +448,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = []
     if speed:
         out += [f"{'Median time to proven optimum, ' if md else ''}A100 MixedScaling/WideTimes p_sup 0.5, "
-                f"{seed_text}, limit {limit:g} s, {a.workers} CP-SAT worker{'s' if a.workers > 1 else ''}"
+                f"{seed_text}, limit {limit:g} s, {threads([r for r, _ in rows], a.workers)}"
                 + (":" if md else ""), ""]
         out += _speed_lines(speed, md)
     if preset_rows:
         out += ([""] if out else []) + [
             f"{LABELS[a.preset_row]} on every instance family, A100, {seed_text}, limit {limit:g} s, "
-            f"{a.workers} worker{'s' if a.workers > 1 else ''}:", ""]
+            f"{threads([a.preset_row], a.workers)}:", ""]
         out += _preset_lines(preset_rows, a.preset_n, a.preset_gap_n)
     if not md:
         for row, summaries in sweeps.items():

@@ -43,16 +43,18 @@ Examples
 
 from __future__ import annotations
 
+import re
 import statistics
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from benchmarks import executor as ex
-from benchmarks.common import (Parser, add_markdown, add_quiet, comma_choices, description, fmt,
-                               markdown_table, nonnegative_int, output_file, positive_float, positive_int,
-                               run_cli, writing)
+from benchmarks.common import (Parser, add_markdown, add_quiet, comma_choices, count, count_or_zero, description,
+                               error_line, fmt, integer, markdown_table, output_file, run_cli, seconds, seed,
+                               workers, writing)
 from bounds import hetero as bounds_hetero
 from heuristics import hetero as heur
 from instances import hetero
@@ -60,6 +62,8 @@ from instances.errors import InstanceError
 from milp import solve_optimal
 
 BACKENDS = ("auto", "ssdp", "cpsat", "highs")
+#: Largest instance of ``--generate`` and ``--file-jobs`` (the OR-Library's largest sets have 100 jobs).
+MAX_JOBS = 1000
 #: Relative tolerance of "reaches the known value" and of the consistency checks.
 TOL = 1e-6
 
@@ -81,25 +85,42 @@ class Config:
     workers: int = 1
 
 
+_RANGE = re.compile(r"([0-9]+)(?:-([0-9]+)(?::([0-9]+))?)?")
+
+
 def _parse_instances(text: str, count: int) -> list[int]:
     """``"1-3,7,10-20:5"`` -> ``[1, 2, 3, 7, 10, 15, 20]`` (1-based, checked against ``count``).
+
+    Digits 0-9 only; every number is checked against ``count`` before a range is built.
 
     Examples
     --------
     >>> _parse_instances("1-3,7,10-20:5", 125)
     [1, 2, 3, 7, 10, 15, 20]
+    >>> _parse_instances("1-10000000000", 125)
+    Traceback (most recent call last):
+    ...
+    ValueError: 10000000000 is not in 1..125
     """
     out: list[int] = []
     for part in text.split(","):
         part = part.strip()
-        if "-" in part:
-            a, b = part.split("-", 1)
-            b, _, step = b.partition(":")
-            out.extend(range(int(a), int(b) + 1, int(step or 1)))
-        elif part:
-            out.append(int(part))
-    if not out or any(not 1 <= k <= count for k in out):
-        raise ValueError(f"numbers must be in 1..{count}")
+        if not part:
+            continue
+        m = _RANGE.fullmatch(part)
+        if not m:
+            raise ValueError(f"{part!r} is not a number, a range a-b or a range with a step a-b:s")
+        first, last, step = m.groups()
+        for num in (first, last):
+            if num is not None and (len(num) > 12 or not 1 <= int(num) <= count):
+                raise ValueError(f"{num if len(num) <= 12 else num[:12] + '...'} is not in 1..{count}")
+        if step is not None and (len(step) > 12 or not 1 <= int(step) <= count):
+            raise ValueError(f"the step must be in 1..{count}, got {step if len(step) <= 12 else step[:12] + '...'}")
+        if last is not None and int(last) < int(first):
+            raise ValueError(f"the range {part} is empty")
+        out.extend(range(int(first), int(last or first) + 1, int(step or 1)))
+    if not out:
+        raise ValueError("no instance chosen")
     return out
 
 
@@ -202,7 +223,8 @@ def reference_values(problems: Sequence[hetero.HeteroProblem], seconds: float | 
     """Best value of ``len(seeds)`` ILS runs of ``seconds`` each (or ``iters`` kicks each, a run that
     does not depend on the machine's load), per instance: a reference where no known values exist."""
     tasks = [(pb, seconds, iters, tuple(seeds)) for pb in problems]
-    return (executor or ex.Executor()).map(_reference, tasks, quiet=quiet, desc="reference")
+    return (executor or ex.Executor()).map(_reference, tasks, quiet=quiet, desc="reference",
+                                           label=lambda t: f"reference of {t[0].name or 'an instance'}")
 
 
 def run(cfg: Config, problems: Sequence[hetero.HeteroProblem], known: Sequence[float], ks: Sequence[int],
@@ -213,7 +235,9 @@ def run(cfg: Config, problems: Sequence[hetero.HeteroProblem], known: Sequence[f
     proven optimum differs from a known optimum by more than :data:`TOL` upward.
     """
     tasks = [(cfg, k, problems[k - 1], float(known[k - 1])) for k in ks]
-    recs = (executor or ex.Executor()).map(evaluate, tasks, quiet=quiet, desc="instances", unit="instance")
+    # a failed instance of a command's sweep is left out of the tables (the command lists it)
+    recs = ex.succeeded((executor or ex.Executor()).map(evaluate, tasks, quiet=quiet, desc="instances",
+                                                        unit="instance", label=lambda t: f"instance {t[1]}"))
     for r in recs:
         slack = TOL * max(1.0, r["known"])
         lbs = [("bound", r["bound"]["value"])] if "bound" in r else []
@@ -285,16 +309,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m benchmarks.orlib", description=description(__doc__))
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--file", default=None, help="an OR-Library weighted-tardiness file (default: the shipped wt40)")
-    src.add_argument("--generate", type=positive_int, default=None, metavar="N",
-                     help="draw 125 instances of N jobs by the OR-Library scheme instead")
-    parser.add_argument("--gen-seed", type=nonnegative_int, default=0, help="seed of --generate")
+    src.add_argument("--generate", type=integer(1, MAX_JOBS), default=None, metavar="N",
+                     help=f"draw 125 instances of N jobs by the OR-Library scheme instead, N at most {MAX_JOBS:,}")
+    parser.add_argument("--file-jobs", type=integer(1, MAX_JOBS), default=None, metavar="N",
+                        help="with --file: jobs per instance, for a file not laid out as 125 instances "
+                             "(default: the file's length / 375)")
+    parser.add_argument("--file-instances", type=count, default=None, metavar="K",
+                        help="with --file: the number of instances, for a file not laid out as 125 instances "
+                             "(default: 125)")
+    parser.add_argument("--gen-seed", type=seed, default=0, help="seed of --generate")
     parser.add_argument("--values", default=None,
                         help="known optimal / best values (with --file or --generate; wt40 brings its own): one per "
                              "instance of the set, or one per instance chosen by --instances, in that order (the "
                              "file --save-values writes)")
-    parser.add_argument("--reference", type=positive_float, default=None, metavar="SECONDS",
+    parser.add_argument("--reference", type=seconds, default=None, metavar="SECONDS",
                         help="without known values: the best of 3 ILS runs of this length is the reference")
-    parser.add_argument("--reference-iters", type=positive_int, default=None, metavar="KICKS",
+    parser.add_argument("--reference-iters", type=count, default=None, metavar="KICKS",
                         help="without known values: the best of 3 ILS runs of this many kicks is the reference")
     parser.add_argument("--save-values", type=output_file, default=None,
                         help="write the reference values to this file")
@@ -302,21 +332,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--methods", type=comma_choices(heur.METHODS, "method"), default=list(heur.METHODS),
                         help=f"comma-separated heuristics from {', '.join(heur.METHODS)}")
     parser.add_argument("--no-methods", action="store_true", help="run no heuristic table")
-    parser.add_argument("--ils-time", type=positive_float, default=1.0, help="ILS time limit per instance (s)")
-    parser.add_argument("--ils-iters", type=nonnegative_int, default=None,
+    parser.add_argument("--ils-time", type=seconds, default=1.0, help="ILS time limit per instance (s)")
+    parser.add_argument("--ils-iters", type=count_or_zero, default=None,
                         help="also stop ILS after this many kicks (deterministic runs)")
-    parser.add_argument("--repeats", type=positive_int, default=1, help="runs per instance; the median time is used")
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="seed of the ILS and of CP-SAT")
+    parser.add_argument("--repeats", type=count, default=1, help="runs per instance; the median time is used")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the ILS and of CP-SAT")
     parser.add_argument("--bound", action="store_true", help="also measure the lower bound")
-    parser.add_argument("--bound-time", type=positive_float, default=2.0, help="time limit of the bound (s)")
-    parser.add_argument("--bound-iters", type=positive_int, default=300,
+    parser.add_argument("--bound-time", type=seconds, default=2.0, help="time limit of the bound (s)")
+    parser.add_argument("--bound-iters", type=count, default=300,
                         help="also stop the bound's multiplier search after this many passes (with a long "
                              "--bound-time: a run that does not depend on the machine's load)")
-    parser.add_argument("--exact-limit", type=positive_float, default=60.0,
+    parser.add_argument("--exact-limit", type=seconds, default=60.0,
                         help="time limit per instance and backend (s)")
     parser.add_argument("--backends", type=comma_choices(BACKENDS, "backend"), default=["auto"],
                         help=f"exact backends from {', '.join(BACKENDS)}")
-    parser.add_argument("--workers", type=positive_int, default=1, help="solver threads for the exact models")
+    parser.add_argument("--workers", type=workers, default=1, help="solver threads for the exact models")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact methods")
     ex.add_arguments(parser)
     add_markdown(parser)
@@ -328,10 +358,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give --reference or --reference-iters, not both")
     if args.save_values and args.reference is None and args.reference_iters is None:
         parser.error("--save-values needs --reference or --reference-iters")
+    if (args.file_jobs or args.file_instances) and not args.file:
+        parser.error("--file-jobs and --file-instances describe the layout of a --file")
     executor = ex.from_args(parser, args)
     try:
         if args.file:
-            problems = hetero.read_orlib(args.file)
+            problems = hetero.read_orlib(args.file, n=args.file_jobs, count=args.file_instances)
             label = Path(args.file).name
             known = None
         elif args.generate is not None:
@@ -343,7 +375,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             label = "OR-Library wt40"
             known = hetero.orlib_wt40_optimum()
     except InstanceError as exc:
-        parser.error(str(exc))
+        # the reader's advice names its keywords; here they are options
+        parser.error(str(exc).replace("pass n= (jobs per instance) or count= (instances)",
+                                      "give --file-jobs N or --file-instances K"))
     try:
         ks = _parse_instances(args.instances or f"1-{len(problems)}", len(problems))
     except ValueError as exc:
@@ -362,6 +396,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         known = [0.0] * len(problems)
         for k, v in zip(ks, ref):
             known[k - 1] = v
+        if any(isinstance(v, ex.Failed) for v in ref):  # no reference, no comparison: the command lists them
+            ks = [k for k, v in zip(ks, ref) if not isinstance(v, ex.Failed)]
+            if args.save_values:
+                parser.error("--save-values: a reference run failed, so the file would not have one value per "
+                             "chosen instance")
+            if not ks:
+                return 0  # nothing to compare; the failures are listed and the status is 1
         kind = ("reference values (best of 3 ILS runs of "
                 + (f"{args.reference:g} s)" if args.reference is not None else f"{args.reference_iters} kicks)"))
         if args.save_values:
@@ -375,8 +416,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                  exact_limit=args.exact_limit, workers=args.workers)
     try:
         recs = run(cfg, problems, known, ks, executor, quiet=args.quiet)
-    except (RuntimeError, ex.ExecutorError) as exc:
-        parser.exit(1, f"{parser.prog}: {exc}\n")
+    except ex.ExecutorError as exc:
+        parser.error(str(exc))
+    except RuntimeError as exc:  # a bound or a proven optimum above a known value, an infeasible schedule: a bug
+        print(error_line(parser.prog, exc), file=sys.stderr)
+        return 1
     tabs = tables(cfg, recs)
     if args.markdown:
         print("\n\n".join(tabs.values()))

@@ -31,8 +31,7 @@ report those of :data:`C2_METHODS`, the C = 3 table those of
 error). Every generated queue up to ``--exact-max-W`` (default: all of
 them, W = 200 included) is also solved exactly, so the "Algorithm 1 =
 exact" column counts proven optima only. ``--markdown`` prints the tables
-the README shows. The default run takes about 2 minutes on a loaded 2-core
-machine.
+the README shows. The default run takes about a minute on a 2-core machine.
 
 Examples
 --------
@@ -55,6 +54,14 @@ from instances import pairing
 C2_METHODS = ("ts-naive", "ts-opt", "algorithm1")
 #: Registry methods compared with the C = 3 optimum.
 C3_METHODS = ("algorithm1", "greedy", "local-search")
+#: Largest window ``--W`` (pairs grow as W^2: W = 200 is 19,900 pairs).
+MAX_W = 1000
+#: Largest window of the C = 3 comparison (triples grow as W^3).
+MAX_TRIPLE_W = 30
+#: Largest total power cap ``--p-total`` [W].
+MAX_P_TOTAL = 10_000.0
+_window = common.integer(2, MAX_W)
+
 _LABEL = {"ts-naive": "TS + naive caps", "ts-opt": "TS + opt caps", "algorithm1": "Algorithm 1",
           "greedy": "greedy", "local-search": "local search"}
 
@@ -241,20 +248,24 @@ def timing(W: int, runs: int, p_total: float, model, quiet: bool, markdown: bool
           f"{statistics.median(match):.3f}", f"{statistics.median(tot):.3f}", f"{max(tot):.3f}"]])]
 
 
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "about 1 minute"
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = common.Parser(prog="python -m benchmarks.pairing", description=common.description(__doc__))
-    ap.add_argument("--p-total", type=common.positive_float, nargs="+", default=[350.0, 400.0],
-                    help="total power caps [W] (the paper's Table 4)")
-    ap.add_argument("--W", type=common.positive_int, nargs="+", default=[8, 20, 50, 200],
-                    help="window sizes of the generated queues")
-    ap.add_argument("--seeds", type=common.positive_int, default=5, help="generated queues per (W, P_total)")
-    ap.add_argument("--exact-max-W", type=common.nonnegative_int, default=200,
+    ap = common.Parser(prog="python -m benchmarks.pairing", description=common.description(__doc__, DEFAULT_RUN))
+    ap.add_argument("--p-total", type=common.number(0, MAX_P_TOTAL, above=True), nargs="+", default=[350.0, 400.0],
+                    help=f"total power caps [W], each at most {MAX_P_TOTAL:g} (the paper's Table 4)")
+    ap.add_argument("--W", type=_window, nargs="+", default=[8, 20, 50, 200],
+                    help=f"window sizes of the generated queues, each at most {MAX_W}")
+    ap.add_argument("--seeds", type=common.count, default=5, help="generated queues per (W, P_total)")
+    ap.add_argument("--exact-max-W", type=common.integer(0, MAX_W), default=200,
                     help="solve the generated queues exactly (CP-SAT) up to this W (0: none)")
-    ap.add_argument("--triple-W", type=common.positive_int, nargs="*", default=[6, 9, 12, 15],
-                    help="window sizes for the C = 3 comparison (none given: skip)")
-    ap.add_argument("--timing-W", type=common.nonnegative_int, default=200,
+    ap.add_argument("--triple-W", type=common.integer(1, MAX_TRIPLE_W), nargs="*", default=[6, 9, 12, 15],
+                    help=f"window sizes for the C = 3 comparison, each at most {MAX_TRIPLE_W} (none given: skip)")
+    ap.add_argument("--timing-W", type=common.integer(0, MAX_W), default=200,
                     help="W of the pipeline timing (0: skip)")
-    ap.add_argument("--timing-runs", type=common.positive_int, default=7, help="runs of the pipeline timing")
+    ap.add_argument("--timing-runs", type=common.count, default=7, help="runs of the pipeline timing")
     ap.add_argument("--table", help="slowdown CSV for a measured TableModel (default: the analytic model)")
     ap.add_argument("--methods", type=common.comma_choices(hp.METHODS, "method"), default=None,
                     help=f"comma list from heuristics.pairing.METHODS (default: all, {','.join(hp.METHODS)})")

@@ -25,7 +25,9 @@ writes four PNG plots, ``realtime_sched.png``, ``realtime_load.png``,
 ``results/realtime``, created if missing; ``--no-plots`` skips them).
 The default run took 7 minutes on a 2-core machine loaded by other jobs; the
 paper's sweep (``--reps 100 --step 2``) takes hours. Timings are
-wall-clock on a shared machine.
+wall-clock on a shared machine. Every task set is one task of
+:mod:`benchmarks.executor` (``--executor``, ``--jobs``); with ``--out``
+each is recorded as it finishes and the same command run again resumes.
 
 Examples
 --------
@@ -45,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import common
+from benchmarks import executor as ex
 from heuristics import realtime as h
 from instances import realtime as rt
 from milp.realtime import solve
@@ -52,6 +55,14 @@ from milp.realtime import solve
 #: The heuristics of every table, from the family's registry (``--methods`` picks some).
 METHODS = list(h.METHODS)
 DEFAULT_UTILS = {50: [30, 35, 40, 45, 50, 55, 60], 200: [34, 36, 38, 40, 42, 44, 46]}
+#: Where the plots go without ``--out``.
+PLOTS = Path("results/realtime")
+#: Largest task set of ``--n`` (the paper's are 50 and 200): every heuristic on one set of 500 tasks takes
+#: about 40 s on a 2-core machine, on 1,000 tasks minutes and 1.6 GB.
+MAX_N = 500
+#: Most utilisation points ``--step`` may make over a range.
+MAX_POINTS = 1000
+_util = common.number(0, rt.MAX_SMS, above=True, why="a total utilisation is at most the number of SMs")
 
 
 def task_seed(base: int, n: int, util: float, rep: int) -> int:
@@ -64,33 +75,58 @@ def _partitioning(methods: list[str]) -> list[str]:
     return [m for m in methods if m != "1G"]
 
 
+def set_task(task: tuple) -> dict:
+    """One task set of :func:`sweep` (an executor task): its load bounds, 1G_fluid and every heuristic."""
+    n, u, r, sms, prm, test, seed, methods = task
+    p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed, n, u, r))
+    best, worst = rt.utilization_bounds(p)
+    out = {"best": best / worst, "fluid": bool(h.one_gpu_fluid(p)), "methods": {}}
+    for name in methods:
+        res = h.run(p, name, test=test)
+        rec = {"ok": bool(res.success), "ms": 1000 * res.runtime, "load": None, "parts": None}
+        if res.success:
+            errors = rt.check(p, res.solution)
+            if errors:
+                raise AssertionError(f"{name} returned an infeasible solution: {errors[0]}")
+            rec["load"] = rt.scheduled_utilization(p, res.solution) / worst
+            rec["parts"] = len(res.solution.partitions)
+        out["methods"][name] = rec
+    return out
+
+
+def _map(executor: ex.Executor | None, fn, tasks: list, bar, what: str) -> list:
+    """``executor.map(fn, tasks)`` (a failed task's place holds its ``Failed``), with ``bar`` moved past them."""
+    quiet = bar is None or getattr(bar, "disable", True)
+    results = (executor or ex.Executor()).map(fn, tasks, quiet=quiet, desc=what, unit="set",
+                                              label=lambda t: f"n={t[0]} U={t[1]:g} set {t[2]}")
+    if bar is not None:
+        bar.update(len(tasks))
+    return results
+
+
 def sweep(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str, seed: int,
-          bar=None, methods: list[str] | None = None) -> dict[float, dict[str, dict[str, list]]]:
-    """Run every heuristic on ``reps`` task sets per utilisation."""
+          bar=None, methods: list[str] | None = None,
+          executor: ex.Executor | None = None) -> dict[float, dict[str, dict[str, list]]]:
+    """Run every heuristic on ``reps`` task sets per utilisation (one executor task per set; a set whose
+    task failed in a command's sweep is left out, and the command lists it)."""
     methods = METHODS if methods is None else methods
+    tasks = [(n, u, r, sms, prm, test, seed, tuple(methods)) for u in utils for r in range(reps)]
+    results = _map(executor, set_task, tasks, bar, f"n={n}")
     out: dict[float, dict[str, dict[str, list]]] = {}
-    for u in utils:
+    for k, u in enumerate(utils):
         row = {name: {"ok": [], "load": [], "parts": [], "ms": []} for name in methods + ["1G_fluid"]}
         row["_bounds"] = {"best": [], "worst": []}
-        for r in range(reps):
-            p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed, n, u, r))
-            best, worst = rt.utilization_bounds(p)
-            row["_bounds"]["best"].append(best / worst)
+        for res in ex.succeeded(results[k * reps:(k + 1) * reps]):
+            row["_bounds"]["best"].append(res["best"])
             row["_bounds"]["worst"].append(1.0)
-            row["1G_fluid"]["ok"].append(h.one_gpu_fluid(p))
+            row["1G_fluid"]["ok"].append(res["fluid"])
             for name in methods:
-                res = h.run(p, name, test=test)
-                rec = row[name]
-                rec["ok"].append(res.success)
-                rec["ms"].append(1000 * res.runtime)
-                if res.success:
-                    errors = rt.check(p, res.solution)
-                    if errors:
-                        raise AssertionError(f"{name} returned an infeasible solution: {errors[0]}")
-                    rec["load"].append(rt.scheduled_utilization(p, res.solution) / worst)
-                    rec["parts"].append(len(res.solution.partitions))
-            if bar is not None:
-                bar.update(1)
+                got, rec = res["methods"][name], row[name]
+                rec["ok"].append(got["ok"])
+                rec["ms"].append(got["ms"])
+                if got["ok"]:
+                    rec["load"].append(got["load"])
+                    rec["parts"].append(got["parts"])
         out[u] = row
     return out
 
@@ -120,7 +156,8 @@ def report(n: int, res: dict, reps: int, methods: list[str] | None = None,
     for name in methods:
         series["load"][name] = [_mean(res[u][name]["load"]) for u in utils]
         series["parts"][name] = [_mean(res[u][name]["parts"]) for u in utils]
-        series["ms"][name] = [statistics.median(res[u][name]["ms"]) for u in utils]
+        series["ms"][name] = [statistics.median(res[u][name]["ms"]) if res[u][name]["ms"] else math.nan
+                              for u in utils]
     series["load"]["Best"] = [_mean(res[u]["_bounds"]["best"]) for u in utils]
     series["load"]["Worst"] = [1.0 for _ in utils]
     fig = {50: "Fig. 5", 200: "Fig. 7"}.get(n, "schedulability")
@@ -148,32 +185,45 @@ def report(n: int, res: dict, reps: int, methods: list[str] | None = None,
     return "\n".join(out), series
 
 
+def gap_task(task: tuple) -> dict | None:
+    """One task set of :func:`gap_experiment` (an executor task): the exact minimum total SMs, the density
+    test's, and each heuristic's total SMs (``None`` when the set has no valid partitioning)."""
+    n, u, r, sms, prm, test, seed, part = task
+    p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed + 1, n, u, r))
+    exact = solve(p, backend="enumerate", test=test, capacity=False)
+    dens = solve(p, backend="cpsat", test="density", capacity=False, time_limit=30)
+    if exact.objective is None:
+        return None
+    out = {"opt": exact.objective, "density": dens.objective, "sms": {}}
+    for name in part:
+        res = h.run(p, name, test=test, target=0)
+        if res.solution is None:
+            continue
+        assert res.solution.total_sms >= exact.objective
+        out["sms"][name] = res.solution.total_sms
+    return out
+
+
 def gap_experiment(n: int, utils: list[float], reps: int, sms: int, prm: float, test: str,
-                   seed: int, bar=None, methods: list[str] | None = None, markdown: bool = False) -> str:
-    """Heuristics (merging until no valid merge) vs the exact minimum total SMs."""
+                   seed: int, bar=None, methods: list[str] | None = None, markdown: bool = False,
+                   executor: ex.Executor | None = None) -> str:
+    """Heuristics (merging until no valid merge) vs the exact minimum total SMs (one executor task per set)."""
     part = _partitioning(METHODS if methods is None else methods)
+    tasks = [(n, u, r, sms, prm, test, seed, tuple(part)) for u in utils for r in range(reps)]
+    results = _map(executor, gap_task, tasks, bar, "gap")
     rows = []
-    for u in utils:
+    for j, u in enumerate(utils):
         opt, opt_density, ratios = [], [], {name: [] for name in part}
         hits = {name: 0 for name in part}
-        for r in range(reps):
-            p = rt.generate(n=n, utilization=u, sms=sms, prm=prm, seed=task_seed(seed + 1, n, u, r))
-            exact = solve(p, backend="enumerate", test=test, capacity=False)
-            dens = solve(p, backend="cpsat", test="density", capacity=False, time_limit=30)
-            if bar is not None:
-                bar.update(1)
-            if exact.objective is None:
+        for got in ex.succeeded(results[j * reps:(j + 1) * reps]):
+            if got is None:
                 continue
-            opt.append(exact.objective)
-            if dens.objective is not None:
-                opt_density.append(dens.objective / exact.objective)
-            for name in part:
-                res = h.run(p, name, test=test, target=0)
-                if res.solution is None:
-                    continue
-                assert res.solution.total_sms >= exact.objective
-                ratios[name].append(res.solution.total_sms / exact.objective)
-                hits[name] += res.solution.total_sms == exact.objective
+            opt.append(got["opt"])
+            if got["density"] is not None:
+                opt_density.append(got["density"] / got["opt"])
+            for name, total in got["sms"].items():
+                ratios[name].append(total / got["opt"])
+                hits[name] += total == got["opt"]
         k = len(opt)
         rows.append([f"{u:g}", str(k), _fmt(_mean(opt), 1), _fmt(_mean(opt_density), 3)]
                     + [f"{_fmt(_mean(ratios[c]), 3)} ({hits[c]}/{k})" for c in part])
@@ -237,38 +287,46 @@ def plot(all_series: dict[int, dict], utils: dict[int, list], out: Path) -> list
 
 def main(argv: list[str] | None = None) -> int:
     ap = common.Parser(prog="python -m benchmarks.realtime", description=common.description(__doc__))
-    ap.add_argument("--n", type=common.positive_int, nargs="+", default=[50, 200], help="task-set sizes")
-    ap.add_argument("--utils", type=common.positive_float, nargs="+",
-                    help="total utilisations, the same for every n (default: the paper's range for n = 50 "
-                         "and n = 200, 30..60 and 34..46)")
-    ap.add_argument("--step", type=common.positive_float,
-                    help="utilisation step over the default range (default: the paper's points)")
-    ap.add_argument("--reps", type=common.positive_int, default=3, help="task sets per point (the paper: 100)")
-    ap.add_argument("--sms", type=common.positive_int, default=68,
-                    help="M, the GPU's number of streaming multiprocessors (the paper's RTX 2080 Ti has 68)")
+    ap.add_argument("--n", type=common.integer(1, MAX_N), nargs="+", default=[50, 200],
+                    help=f"task-set sizes, each at most {MAX_N:,}")
+    ap.add_argument("--utils", type=_util, nargs="+",
+                    help="total utilisations, the same for every n, each at most --sms (default: the paper's "
+                         "range for n = 50 and n = 200, 30..60 and 34..46)")
+    ap.add_argument("--step", type=_util,
+                    help=f"utilisation step over the default range, at most {MAX_POINTS} points "
+                         "(default: the paper's points)")
+    ap.add_argument("--reps", type=common.count, default=3, help="task sets per point (the paper: 100)")
+    ap.add_argument("--sms", type=common.integer(1, rt.MAX_SMS), default=68,
+                    help=f"M, the GPU's number of streaming multiprocessors, at most {rt.MAX_SMS:,} "
+                         "(the paper's RTX 2080 Ti has 68)")
     ap.add_argument("--prm", type=common.fraction, default=0.5,
                     help="prm of Sec. 7.1: the probability that a generated task is memory-intensive "
                          "(the others are compute-intensive)")
     ap.add_argument("--test", choices=rt.TESTS, default="demand",
                     help="EDF schedulability test on each partition: exact processor demand, or density")
-    ap.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed of the task sets")
-    ap.add_argument("--gap-n", type=common.nonnegative_int, default=8,
+    ap.add_argument("--seed", type=common.seed, default=0, help="base seed of the task sets")
+    ap.add_argument("--gap-n", type=common.integer(0, 12, "exact enumeration is O(3^n)"), default=8,
                     help="tasks per set in the gap-to-optimum experiment, at most 12 (exact enumeration is "
                          "O(3^n); 0: skip)")
-    ap.add_argument("--gap-utils", type=common.positive_float, nargs="+", default=[4, 8, 12],
-                    help="total utilisations of the gap experiment")
-    ap.add_argument("--gap-reps", type=common.positive_int, default=5, help="task sets per gap utilisation")
-    ap.add_argument("--out", type=common.output_dir, default=Path("results/realtime"),
-                    help="folder for the PNG plots realtime_sched/_load/_parts/_ms.png (created if missing)")
+    ap.add_argument("--gap-utils", type=_util, nargs="+", default=[4, 8, 12],
+                    help="total utilisations of the gap experiment, each at most --sms")
+    ap.add_argument("--gap-reps", type=common.count, default=5, help="task sets per gap utilisation")
+    ap.add_argument("--out", type=common.output_dir, default=None,
+                    help="folder for the PNG plots realtime_sched/_load/_parts/_ms.png and records.jsonl (every "
+                         "task set as it finishes: the same command run again resumes from them), created if "
+                         f"missing (default: none, the plots go to {PLOTS})")
     ap.add_argument("--no-plots", action="store_true", help="write no PNG")
     ap.add_argument("--methods", type=common.comma_choices(h.METHODS, "heuristic"), default=None,
                     help=f"comma list from heuristics.realtime.METHODS (default: all, {','.join(METHODS)})")
+    ex.add_arguments(ap, out=False)
     common.add_markdown(ap)
     common.add_quiet(ap)
     args = ap.parse_args(argv)
     methods = args.methods or list(METHODS)
-    if args.gap_n > 12:
-        ap.error(f"--gap-n must be at most 12 (exact enumeration is O(3^n)), got {args.gap_n}")
+    for name, values in (("--utils", args.utils or []), ("--gap-utils", args.gap_utils)):
+        if any(u > args.sms for u in values):  # a demand above M SMs' capacity: nothing to schedule
+            ap.error(f"{name}: a total utilisation above --sms {args.sms} cannot be scheduled, "
+                     f"got {max(values):g}")
 
     utils: dict[int, list[float]] = {}
     for n in args.n:
@@ -276,8 +334,11 @@ def main(argv: list[str] | None = None) -> int:
             utils[n] = list(args.utils)
         else:
             lo, hi = DEFAULT_UTILS.get(n, DEFAULT_UTILS[50])[0], DEFAULT_UTILS.get(n, DEFAULT_UTILS[50])[-1]
+            if args.step and (hi - lo) / args.step + 1 > MAX_POINTS:
+                ap.error(f"--step: {args.step:g} makes more than {MAX_POINTS} points over {lo:g}..{hi:g}")
             utils[n] = (list(np.arange(lo, hi + 1e-9, args.step)) if args.step
                         else DEFAULT_UTILS.get(n, DEFAULT_UTILS[50]))
+    executor = ex.from_args(ap, args)
     total = sum(len(u) for u in utils.values()) * args.reps
     total += (len(args.gap_utils) * args.gap_reps) if args.gap_n else 0
     bar = common.progress(total=total, quiet=args.quiet, desc="realtime", unit="set")
@@ -288,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for n in args.n:
             try:
-                res = sweep(n, utils[n], args.reps, args.sms, args.prm, args.test, args.seed, bar, methods)
+                res = sweep(n, utils[n], args.reps, args.sms, args.prm, args.test, args.seed, bar, methods,
+                            executor)
             except rt.RealtimeError as exc:
                 ap.error(str(exc))
             text, series = report(n, res, args.reps, methods, args.markdown)
@@ -296,12 +358,12 @@ def main(argv: list[str] | None = None) -> int:
             print(text + "\n", flush=True)
         if args.gap_n:
             print(gap_experiment(args.gap_n, args.gap_utils, args.gap_reps, args.sms, args.prm,
-                                 args.test, args.seed, bar, methods, args.markdown) + "\n", flush=True)
+                                 args.test, args.seed, bar, methods, args.markdown, executor) + "\n", flush=True)
     finally:
         bar.close()
     if not args.no_plots:
         with common.writing(ap, "--out"):
-            paths = plot(all_series, utils, args.out)
+            paths = plot(all_series, utils, args.out or PLOTS)
         print("plots: " + ", ".join(str(p) for p in paths), file=sys.stderr if args.markdown else sys.stdout)
     return 0
 

@@ -36,12 +36,12 @@ True
 
 Command line::
 
-    python -m heuristics.far tasks.json [--gpu A100] [--no-refine] [--ties ours|reference|best] [--json out.json] [--plot gantt.png]
+    python -m heuristics.far tasks.json --json schedule.json --plot gantt.png
+    python -m heuristics.far tasks.json --gpu A30 --no-refine --ties reference     # --help for every option
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Union
 
 from heuristics import far_batch
@@ -108,6 +108,7 @@ def schedule(problem: Union[Problem, Workload], refine: bool = True, **options: 
 
 
 if __name__ == "__main__":
-    from heuristics.far_cli import main
+    from heuristics.far_cli import PROG, main
+    from instances.console import run_cli
 
-    sys.exit(main())
+    run_cli(main, prog=PROG)

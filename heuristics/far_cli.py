@@ -3,8 +3,11 @@
 Reads a problem JSON, a workload JSON or a plain-text task list
 (:func:`instances.mig_tasklist.load_tasklist`), prints FAR's repartitioning
 tree and makespan, checks the schedule with :func:`instances.mig.check` and
-optionally writes it as JSON and as a Gantt chart. Bad input exits with
-status 2 and a one-line error.
+optionally writes it as JSON and as a Gantt chart. Exit status 0 when done;
+2 for bad input, with one line ``python -m heuristics.far: error: ...`` on
+stderr; 1 when the checker rejects the schedule FAR made (a bug in FAR,
+reported as ``... error: internal error, ...``): a checker found a
+violation.
 
 Examples
 --------
@@ -23,19 +26,22 @@ from pathlib import Path
 
 from heuristics import far_batch, far_multibatch
 from instances import gpus, mig_check
-from instances.console import Parser, say
+from instances.console import Parser, error_line, say
 from instances.errors import InstanceError
 from instances.mig_problem import Workload
 from instances.mig_tasklist import load_tasklist
 
-__all__ = ["main"]
+__all__ = ["main", "PROG"]
+
+#: The command's name in its help and error lines.
+PROG = "python -m heuristics.far"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0, 1 for an infeasible schedule, 2 for bad input)."""
-    parser = Parser(prog="python -m heuristics.far", description="FAR (Family of Allocations and "
-                    "Repartitioning): schedule a batch of tasks on a MIG GPU; exit status 0 done, "
-                    "1 internal error (infeasible schedule), 2 bad input.")
+    """Run the command line; returns the exit status: 0 done, 2 bad input, 1 when the checker rejects FAR's schedule."""
+    parser = Parser(prog=PROG, description="FAR (Family of Allocations and Repartitioning): schedule a batch of "
+                    "tasks on a MIG GPU; exit status 0 done, 2 bad input (one error line), 1 when the checker "
+                    "rejects the schedule FAR made (a bug, reported as 'internal error').")
     parser.add_argument("tasks", help="problem JSON, workload JSON, or a text task list "
                         "(name t1 t2 ... / 'Task x:' 'Size s: t')")
     parser.add_argument("--gpu", help=f"GPU model ({', '.join(gpus.names())}); overrides the file's "
@@ -66,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             result = far_batch.plan(problem, refine=not args.no_refine, ties=args.ties)
     except InstanceError as exc:
-        say(f"error: {exc}", file=sys.stderr)
+        say(error_line(PROG, exc), file=sys.stderr)
         return 2
     say(str(result.tree))
     st = result.stats
@@ -79,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             f"moves {st['moves']}, swaps {st['swaps']})")
     violations = mig_check.check(problem, result.schedule)
     if violations:  # never expected; say so loudly rather than write a bad file
-        say("internal error: infeasible schedule: " + "; ".join(violations), file=sys.stderr)
+        say(error_line(PROG, "internal error, the checker rejects FAR's schedule: " + "; ".join(violations)),
+            file=sys.stderr)
         return 1
     try:
         if args.json:
@@ -91,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             write_gantt(result.schedule, problem.gpu, args.plot)
             say(f"wrote {args.plot}")
     except InstanceError as exc:
-        say(f"error: {exc}", file=sys.stderr)
+        say(error_line(PROG, exc), file=sys.stderr)
         return 2
     return 0
 
@@ -111,4 +118,6 @@ def _unwritable(out: str | None) -> str | None:
     return None
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from instances.console import run_cli
+
+    run_cli(main, prog=PROG)

@@ -25,16 +25,14 @@ Command line::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from instances import gpus
+from instances import console, gpus
 from instances.errors import InstanceError
 from instances.mig_check import TOLERANCE, check, is_feasible
 from instances.mig_generator import (SCALING_PRESETS, TIME_PRESETS, class_counts, generate, generate_workload,
                                      scaling_shares)
-from instances.console import Parser, say
 from instances.mig_plot import MAX_PLOT_ENTRIES, plot_schedule, save_gantt, write_gantt
 from instances.mig_problem import MAX_TOTAL_TIME, Problem, Task, Workload, check_scale, from_dict, load, save
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
@@ -52,38 +50,30 @@ __all__ = [
 
 
 #: Largest batch ``generate`` writes (far beyond any experiment here).
-MAX_GENERATE_TASKS = 100_000
-
-
-def _int_in(lo: int, hi: int | None = None):
-    def parse(text: str) -> int:
-        digits = text[1:] if text.startswith("-") else text
-        if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):  # no "1_0", " 3" or "٣"
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-        value = int(text)
-        if value < lo or (hi is not None and value > hi):
-            raise argparse.ArgumentTypeError(f"must be between {lo} and {hi}, got {value}" if hi is not None
-                                             else f"must be >= {lo}, got {value}")
-        return value
-    return parse
+MAX_GENERATE_TASKS = console.MAX_TASKS
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 done, 1 infeasible schedule, 2 bad input)."""
-    parser = Parser(prog="python -m instances.mig",
+    """Run the command line; returns the exit status (0 done, 1 infeasible schedule, 2 bad input).
+
+    Bad input is one line on stderr, ``python -m instances.mig: error: ...``
+    (:mod:`instances.console`).
+    """
+    parser = console.Parser(prog="python -m instances.mig",
                     description="Generate, check and draw MIG scheduling problems and schedules (FAR paper).")
     sub = parser.add_subparsers(dest="cmd", required=True, metavar="{generate,check,plot}")
     g = sub.add_parser("generate", help="write a synthetic batch (FAR paper, Sec. 6.3) as problem JSON",
                        description="Write a synthetic batch (FAR paper, Sec. 6.3) as problem JSON.")
-    g.add_argument("--n", type=_int_in(1, MAX_GENERATE_TASKS), required=True, metavar="N",
+    g.add_argument("--n", type=console.integer(1, MAX_GENERATE_TASKS), required=True, metavar="N",
                    help=f"number of tasks, 1 to {MAX_GENERATE_TASKS:,} (required, no default)")
     g.add_argument("--gpu", default="A100", help=f"GPU model, one of {', '.join(gpus.names())} (default: A100)")
     g.add_argument("--workload", default="MixedScaling", choices=sorted(SCALING_PRESETS),
                    help="how task times scale with the instance size (default: MixedScaling)")
     g.add_argument("--times", default="WideTimes", choices=sorted(TIME_PRESETS),
                    help="range of the tasks' times (default: WideTimes)")
-    g.add_argument("--seed", type=_int_in(0), default=0,
-                   help="random seed, an integer >= 0; the same seed gives the same batch (default: 0)")
+    g.add_argument("--seed", type=console.seed, default=0,
+                   help=f"random seed, an integer from 0 to {console.MAX_SEED:,}; the same seed gives the same "
+                        "batch (default: 0)")
     g.add_argument("--out", required=True, metavar="PATH", help="problem JSON file to write (required, no default)")
     c = sub.add_parser("check", help="check a schedule JSON against a problem JSON",
                        description="Check a schedule against a problem: print each violation, then 'feasible' "
@@ -104,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "generate":
             save(generate(args.n, args.gpu, args.workload, args.times, args.seed), args.out)
-            say(f"wrote {args.out}")
+            console.say(f"wrote {args.out}")
             return 0
         if args.cmd == "check":
             problem = load(args.problem)
@@ -118,18 +108,18 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 violations = check(problem, schedule)
             for v in violations:
-                say(v)
-            say("feasible" if not violations else f"{len(violations)} violation(s)")
+                console.say(v)
+            console.say("feasible" if not violations else f"{len(violations)} violation(s)")
             return 0 if not violations else 1
         gpu = load(args.problem).gpu if args.problem else None
         schedule = Schedule.load(args.schedule, gpu)
         write_gantt(schedule, gpu or gpus.get(schedule.gpu), args.out)
-        say(f"wrote {args.out}")
+        console.say(f"wrote {args.out}")
         return 0
     except InstanceError as exc:
-        say(f"error: {exc}", file=sys.stderr)
+        console.say(console.error_line(parser.prog, exc), file=sys.stderr)
         return 2
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console.run_cli(main, prog="python -m instances.mig")

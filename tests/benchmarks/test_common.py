@@ -66,10 +66,11 @@ def test_parser_error_is_one_line_even_for_a_multiline_message(capsys):
 
 
 @pytest.mark.parametrize("typ, good, bad", [
-    (common.positive_int, [("1", 1), ("12", 12)], ["0", "-3", "x", "1.5", ""]),
-    (common.nonnegative_int, [("0", 0), ("7", 7)], ["-1", "x"]),
-    (common.positive_float, [("0.5", 0.5), ("30", 30.0)], ["0", "-1", "nan", "inf", "x"]),
-    (common.fraction, [("0", 0.0), ("1", 1.0), ("0.25", 0.25)], ["1.5", "-0.1", "nan", "x"]),
+    (common.count, [("1", 1), ("12", 12), ("100000", 100_000)], ["0", "-3", "x", "1.5", "", "100001", "1e3"]),
+    (common.count_or_zero, [("0", 0), ("7", 7)], ["-1", "x", "1_0"]),
+    (common.seconds, [("0.5", 0.5), ("30", 30.0), ("1e6", 1e6)], ["0", "-1", "nan", "inf", "x", "1e7", "1e999"]),
+    (common.fraction, [("0", 0.0), ("1", 1.0), ("0.25", 0.25), (".5", 0.5)], ["1.5", "-0.1", "nan", "x"]),
+    (common.seed, [("0", 0), (str(2**31 - 1), 2**31 - 1)], ["-1", str(2**31), "٣"]),
 ])
 def test_checked_types(typ, good, bad):
     for text, value in good:
@@ -175,4 +176,5 @@ def test_bad_data_found_mid_run_is_one_line_exit_2(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "no measurement" in lines[0], proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("python -m benchmarks.pairing: error: ") \
+        and "no measurement" in lines[0], proc.stderr

@@ -39,7 +39,7 @@ def test_bad_argument_from_the_command_line():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        "python -m benchmarks.compare: error: argument --n: must be an integer >= 1, got '0'"]
+        "python -m benchmarks.compare: error: argument --n: must be an integer from 1 to 100,000, got '0'"]
     assert proc.stdout == ""
 
 

@@ -43,7 +43,7 @@ def test_bad_executor_options(kwargs):
 @pytest.mark.parametrize("argv, message", [
     (["--scheduler", "tcp://h:1"], "--scheduler: a scheduler address needs the dask executor"),
     (["--executor", "dask", "--scheduler", "h:1"], "--scheduler: must be an address like tcp://host:8786"),
-    (["--jobs", "0"], "argument --jobs: must be an integer >= 1"),
+    (["--jobs", "0"], "argument --jobs: must be an integer from 1 to 256"),
     (["--executor", "ray"], "argument --executor: invalid choice"),
 ])
 def test_command_line_errors(argv, message, capsys):

@@ -54,4 +54,4 @@ def test_help_shows_defaults(capsys):
     with pytest.raises(SystemExit):
         mig_pyomo.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "(default: 60.0)" in text and "(default: A100)" in text and "--executor" in text
+    assert "(default: 60)" in text and "(default: A100)" in text and "--executor" in text

@@ -50,7 +50,7 @@ def test_every_default_window_is_solved_exactly(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "(default: [8, 20, 50, 200])" in text
+    assert "(default: 8 20 50 200)" in text
     assert "up to this W (0: none) (default: 200)" in text
 
 

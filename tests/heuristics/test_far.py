@@ -390,7 +390,7 @@ def test_cli_refuses_overflowing_times(tmp_path, capsys):
     mig.save(_huge(), src)
     assert far_cli.main([str(src)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: ") and "too large" in err and "\n" not in err
+    assert err.startswith("python -m heuristics.far: error: ") and "too large" in err and "\n" not in err
 
 
 def test_python_dash_m_heuristics_far(tmp_path):

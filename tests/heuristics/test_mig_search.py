@@ -129,10 +129,10 @@ def test_bad_problem_is_an_instance_error():
 
 
 def test_compare_and_paper_show_the_search_as_its_own_row(capsys):
-    from benchmarks import compare, paper
+    from benchmarks import compare, paper_tables
 
     assert "MIG-search" in compare.parse_config([])[0].methods
-    assert "MIG-search" in paper._columns5(paper._registry())
+    assert "MIG-search" in paper_tables.columns5(paper_tables.registry())
     p = mig.generate(8, "A100", seed=3)
     rows, _ = compare.evaluate(p, ["FAR", "MIG-search"], exact=False, timing_repeats=1)
     by_name = {r["method"]: r for r in rows}

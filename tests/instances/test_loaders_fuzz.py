@@ -29,6 +29,7 @@ import copy
 import io
 import json
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -410,7 +411,7 @@ def assert_cli_outcome(rc: int, err: str) -> None:
     assert rc in (0, 1, 2), rc
     if rc == 2:
         lines = err.splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), err
+        assert len(lines) == 1 and re.match(r"python -m instances\.mig( \w+)?: error: ", lines[0]), err
         err.encode("utf-8")
     else:
         assert err == ""
