@@ -23,6 +23,12 @@ that raises, or returns a schedule the checker rejects, is counted in a
 ``failed`` column (shown only when something failed) with its first error
 under the table; it is never left out.
 
+With ``--gpus g`` (g > 1) every instance is the same batch on a node of g
+GPUs (``instances/mig_node.py``): the rows are FAR on the node
+(:data:`heuristics.far_node.METHODS`, the FAR paper's one heap over g trees),
+the node's exact optimum (``milp.solve_optimal`` on the node, CP-SAT) and the
+node's bounds (``bounds/mig_node.py``), in the same table.
+
 Every instance is seeded on its own (``numpy.random.SeedSequence([seed,
 index])``) and the executor returns results in instance order, so ``--executor
 local`` or ``dask`` and any ``--jobs`` give the same figures (planning times
@@ -36,6 +42,7 @@ Examples
     python -m benchmarks.compare --n 12 --markdown          # exactly the README's table
     python -m benchmarks.compare --n 8 --instances 20 --jobs 2 --out results/
     python -m benchmarks.compare --n 12 --methods FAR,MISO-opt --no-exact
+    python -m benchmarks.compare --n 10 --gpus 2 --gpu A30  # FAR and OPT on a node of two A30s
     python -m benchmarks.compare --n 12 --executor dask --scheduler tcp://host:8786
 """
 
@@ -58,8 +65,10 @@ import numpy as np
 from benchmarks import common
 from benchmarks import executor as ex
 from heuristics.mig import METHODS  # the registry itself (not a copy): its rows are this table's rows
+from instances.mig_node import MAX_GPUS
 
-__all__ = ["Config", "METHODS", "BACKENDS", "LOWER_BOUND", "AREA_BOUND", "BOUND_ROWS", "HEADER", "opt_name",
+__all__ = ["Config", "METHODS", "BACKENDS", "LOWER_BOUND", "AREA_BOUND", "BOUND_ROWS", "NODE_BOUND_ROWS", "HEADER",
+           "opt_name", "bound_rows",
            "method_names", "instance_seed", "make_problem", "solve_exact", "evaluate", "run_instance", "run",
            "failed_instance", "summarise", "format_table", "write_outputs", "parse_config", "main"]
 
@@ -85,9 +94,42 @@ def opt_name(backend: str) -> str:
     return f"OPT ({_BACKEND_NAMES.get(backend, backend)}, with reconfiguration)"
 
 
-def method_names() -> tuple[str, ...]:
-    """The heuristics of the registry :data:`heuristics.mig.METHODS`, in its order (read at call time)."""
+def method_names(gpus: int = 1) -> tuple[str, ...]:
+    """The heuristics of the registry :data:`heuristics.mig.METHODS`, in its order (read at call time);
+    for a node of ``gpus > 1`` GPUs those of :data:`heuristics.far_node.METHODS`."""
+    if gpus > 1:
+        from heuristics import far_node
+
+        return tuple(far_node.METHODS)
     return tuple(METHODS)
+
+
+#: The bound rows of a node of g GPUs (``--gpus g``).
+NODE_BOUND_ROWS = ("lower bound (bounds.mig_node.lower_bound)",
+                   "area bound over the node's GPUs (FAR paper, Sec. 6.4)")
+
+
+def bound_rows(gpus: int = 1) -> tuple[str, str]:
+    """The names of the lower-bound rows: :data:`BOUND_ROWS`, or :data:`NODE_BOUND_ROWS` for ``gpus > 1``."""
+    return NODE_BOUND_ROWS if gpus > 1 else BOUND_ROWS
+
+
+def _family(problem) -> tuple[dict[str, Callable], Callable, tuple[tuple[str, float], ...]]:
+    """The registry, the checker and the (lower bound, area bound) rows of one GPU's batch or of a node."""
+    from instances.mig_node import NodeProblem
+
+    if isinstance(problem, NodeProblem):
+        from bounds import mig_node as node_bounds
+        from heuristics import far_node
+        from instances import mig_node
+
+        return far_node.METHODS, mig_node.check, tuple(zip(NODE_BOUND_ROWS, (node_bounds.lower_bound(problem),
+                                                                            node_bounds.area_bound(problem))))
+    from bounds import mig as mig_bounds
+    from instances import mig
+
+    return METHODS, mig.check, ((LOWER_BOUND, mig_bounds.lower_bound(problem)),
+                                (AREA_BOUND, mig_bounds.area_bound(problem)))
 
 
 @dataclass(frozen=True)
@@ -111,6 +153,7 @@ class Config:
     exact: bool = True
     timing_repeats: int = 3  # heuristic planning time = median of this many runs
     methods: tuple[str, ...] | None = None
+    gpus: int = 1  # > 1: the batch on a node of that many GPUs
 
 
 def instance_seed(seed: int, index: int) -> int:
@@ -125,10 +168,15 @@ def instance_seed(seed: int, index: int) -> int:
 
 
 def make_problem(cfg: Config, index: int):
-    """Instance ``index`` of the sweep (a ``mig.Problem``)."""
+    """Instance ``index`` of the sweep (a ``mig.Problem``; with ``gpus > 1`` a ``mig_node.NodeProblem``)."""
     from instances import mig
 
-    return mig.generate(cfg.n, cfg.gpu, cfg.workload, cfg.times, instance_seed(cfg.seed, index))
+    problem = mig.generate(cfg.n, cfg.gpu, cfg.workload, cfg.times, instance_seed(cfg.seed, index))
+    if cfg.gpus > 1:
+        from instances.mig_node import NodeProblem
+
+        return NodeProblem.from_problem(problem, cfg.gpus)
+    return problem
 
 
 def _timed(fn: Callable, *args, **kwargs):
@@ -163,7 +211,8 @@ def evaluate(problem, methods: Sequence[str] | None = None, *, exact: bool = Tru
     Parameters
     ----------
     problem
-        A ``mig.Problem``.
+        A ``mig.Problem``, or a ``mig_node.NodeProblem`` (rows from
+        :data:`heuristics.far_node.METHODS`, the node's checker and bounds).
     methods
         Names from :data:`heuristics.mig.METHODS` (``None``: all, in registry order).
 
@@ -184,20 +233,17 @@ def evaluate(problem, methods: Sequence[str] | None = None, *, exact: bool = Tru
     >>> [(r["method"], r["kind"]) for r in rows]
     [('FAR', 'heuristic'), ('lower bound (bounds.mig.lower_bound)', 'bound'), ('area bound (FAR paper, Sec. 6.4)', 'bound')]
     """
-    from bounds import mig as mig_bounds
-    from instances import mig
-
-    area = mig_bounds.area_bound(problem)
-    lower = mig_bounds.lower_bound(problem)
+    registry, check, bounds = _family(problem)
+    (_, lower), (_, area) = bounds
     results: list[dict[str, Any]] = []
     schedules: dict[str, str] = {}
     best = None  # the best feasible heuristic schedule: the exact solver's warm start
-    for name in (tuple(METHODS) if methods is None else methods):
+    for name in (tuple(registry) if methods is None else methods):
         row = {"method": name, "kind": "heuristic", "makespan": None, "time_s": None, "feasible": False}
         try:
-            fn = METHODS[name]  # a worker without the name (e.g. a patched registry) reports it here
+            fn = registry[name]  # a worker without the name (e.g. a patched registry) reports it here
             sched, secs = _timed_median(fn, problem, timing_repeats)
-            violations = mig.check(problem, sched)
+            violations = check(problem, sched)
         except Exception as exc:  # a crash is a result to report, not a reason to lose the sweep
             results.append(dict(row, status=_error(exc)))
             continue
@@ -219,7 +265,7 @@ def evaluate(problem, methods: Sequence[str] | None = None, *, exact: bool = Tru
                                time_limit=time_limit, workers=workers, hint=best)
             opt_status = str(res.status)
             opt_lb = res.lower_bound
-            feasible = res.schedule is not None and not mig.check(problem, res.schedule)
+            feasible = res.schedule is not None and not check(problem, res.schedule)
             if res.schedule is not None and not feasible:
                 opt_status = "INFEASIBLE-SCHEDULE"  # never trust a schedule the checker rejects
             if feasible:
@@ -234,7 +280,7 @@ def evaluate(problem, methods: Sequence[str] | None = None, *, exact: bool = Tru
     best_lb = max([lower, area] + ([opt_lb] if opt_lb is not None and math.isfinite(opt_lb) else []))
     if proven:
         best_lb = opt_obj
-    for name, value in ((LOWER_BOUND, lower), (AREA_BOUND, area)):
+    for name, value in bounds:
         results.append({"method": name, "kind": "bound", "makespan": value, "time_s": None, "feasible": True,
                         "status": "bound"})
 
@@ -269,7 +315,7 @@ def run_instance(cfg: Config, index: int) -> dict[str, Any]:
     rows, schedules = evaluate(make_problem(cfg, index), cfg.methods, exact=cfg.exact, backend=cfg.backend,
                                time_limit=cfg.time_limit, workers=cfg.workers, timing_repeats=cfg.timing_repeats)
     meta = {"instance": index, "seed": seed, "gpu": cfg.gpu, "workload": cfg.workload, "times": cfg.times,
-            "n": cfg.n}
+            "n": cfg.n, **({"gpus": cfg.gpus} if cfg.gpus > 1 else {})}
     return {"index": index, "rows": [{**meta, **r} for r in rows], "schedules": schedules}
 
 
@@ -278,7 +324,7 @@ def run(cfg: Config, executor: ex.Executor | None = None, *, quiet: bool = True)
     if cfg.methods is None:  # fix the rows here, so that every worker runs the same ones
         from dataclasses import replace
 
-        cfg = replace(cfg, methods=method_names())
+        cfg = replace(cfg, methods=method_names(cfg.gpus))
     executor = executor or ex.Executor()
     results = executor.map(functools.partial(run_instance, cfg), range(cfg.instances), quiet=quiet,
                            desc=f"n={cfg.n} {cfg.gpu}", unit="inst", label=lambda i: f"instance {i}")
@@ -288,10 +334,11 @@ def run(cfg: Config, executor: ex.Executor | None = None, *, quiet: bool = True)
 def failed_instance(cfg: Config, index: int, failure: ex.Failed) -> dict[str, Any]:
     """The result of an instance whose task failed as a whole (``failed``: every row failed with its error)."""
     error = f"ERROR: {failure.error}"
-    names = list(cfg.methods or method_names()) + ([opt_name(cfg.backend)] if cfg.exact else []) + list(BOUND_ROWS)
+    names = list(cfg.methods or method_names(cfg.gpus)) + ([opt_name(cfg.backend)] if cfg.exact else []) + \
+        list(bound_rows(cfg.gpus))
     meta = {"instance": index, "seed": instance_seed(cfg.seed, index), "gpu": cfg.gpu, "workload": cfg.workload,
-            "times": cfg.times, "n": cfg.n}
-    kinds = {opt_name(cfg.backend): "exact", **{b: "bound" for b in BOUND_ROWS}}
+            "times": cfg.times, "n": cfg.n, **({"gpus": cfg.gpus} if cfg.gpus > 1 else {})}
+    kinds = {opt_name(cfg.backend): "exact", **{b: "bound" for b in bound_rows(cfg.gpus)}}
     rows = [{**meta, "method": m, "kind": kinds.get(m, "heuristic"), "makespan": None, "time_s": None,
              "feasible": False, "status": error, "opt_status": error, "opt_proven": False, "opt_objective": None,
              "opt_bound": None, "area_bound": None, "lower_bound": None, "gap": None, "ratio_opt": None,
@@ -367,7 +414,8 @@ def format_table(cfg: Config, results: Sequence[dict[str, Any]], summary: Sequen
         body.append(cells + ([f"{s['failed']}/{s['instances']}"] if failed else []))
     lines = []
     if not markdown:
-        lines += [f"{cfg.gpu}, {cfg.workload}/{cfg.times}, n={cfg.n}, {k} instances (seed {cfg.seed}); "
+        node = cfg.gpu if cfg.gpus == 1 else f"{cfg.gpus} x {cfg.gpu}"
+        lines += [f"{node}, {cfg.workload}/{cfg.times}, n={cfg.n}, {k} instances (seed {cfg.seed}); "
                   f"OPT: {cfg.backend if cfg.exact else 'not run'}"
                   + (f", {cfg.time_limit:g} s limit, proven on {n_proven}/{k}" if cfg.exact else ""), ""]
     lines.append(common.markdown_table(header, body))
@@ -440,14 +488,23 @@ def write_outputs(out_dir: str | Path, cfg: Config, results: Sequence[dict[str, 
     if best is not None:
         res = best[1]
         gpu = gpus.get(cfg.gpu)
-        heur_s = mig.Schedule.from_json(res["schedules"][shown], gpu)
-        opt_s = mig.Schedule.from_json(res["schedules"][opt], gpu)
         r0 = res["rows"][0]
         state = "proven optimal" if r0["opt_proven"] else \
             f"best found, not proven ({r0['opt_status']}, gap {100 * (r0['gap'] or 0):.2f} %)"
-        mig.save_gantt([heur_s, opt_s], gpu, out / "gantt.png",
-                       titles=[f"{shown}, instance {res['index']} (n = {cfg.n}): makespan {heur_s.makespan:.2f} s",
-                               f"{opt}, {state}: makespan {opt_s.makespan:.2f} s"])
+        if cfg.gpus > 1:  # one panel per GPU of the node, FAR's above OPT's
+            from instances.mig_node import NodeSchedule
+
+            heur_n, opt_n = (NodeSchedule.from_json(res["schedules"][m], gpu) for m in (shown, opt))
+            mig.save_gantt([s.part(k) for s in (heur_n, opt_n) for k in range(cfg.gpus)], gpu, out / "gantt.png",
+                           titles=[f"{shown}, instance {res['index']} (n = {cfg.n}), GPU {k}: makespan "
+                                   f"{heur_n.makespan:.2f} s" for k in range(cfg.gpus)]
+                           + [f"{opt}, {state}, GPU {k}: makespan {opt_n.makespan:.2f} s" for k in range(cfg.gpus)])
+        else:
+            heur_s = mig.Schedule.from_json(res["schedules"][shown], gpu)
+            opt_s = mig.Schedule.from_json(res["schedules"][opt], gpu)
+            mig.save_gantt([heur_s, opt_s], gpu, out / "gantt.png",
+                           titles=[f"{shown}, instance {res['index']} (n = {cfg.n}): makespan "
+                                   f"{heur_s.makespan:.2f} s", f"{opt}, {state}: makespan {opt_s.makespan:.2f} s"])
         written.append(out / "gantt.png")
     return written
 
@@ -469,6 +526,9 @@ def _parser() -> common.Parser:
     p.add_argument("--instances", type=common.count, default=10,
                    help=f"number of instances, at most {common.MAX_COUNT:,}")
     p.add_argument("--gpu", default="A100", help="A30, A100, H100 or a GPU defined by the user")
+    p.add_argument("--gpus", type=common.integer(1, MAX_GPUS), default=1,
+                   help=f"GPUs of the node, at most {MAX_GPUS}: with more than one, FAR on the node "
+                        "(heuristics.far_node) against the node's optimum (default: 1, the single GPU)")
     p.add_argument("--workload", default="MixedScaling", choices=sorted(mig.SCALING_PRESETS),
                    help="scaling preset of the generator (FAR paper, Sec. 6.3)")
     p.add_argument("--times", default="WideTimes", choices=sorted(mig.TIME_PRESETS),
@@ -505,10 +565,17 @@ def _parse(argv: Sequence[str] | None) -> tuple[common.Parser, Config, argparse.
         gpus.get(a.gpu)
     except InstanceError as exc:
         parser.error(f"--gpu: {exc}")
+    if a.gpus > 1:
+        wrong = [m for m in a.methods or () if m not in method_names(a.gpus)]
+        if wrong:
+            parser.error(f"--methods: {wrong[0]!r} has no node version; with --gpus > 1 choose from "
+                         f"{','.join(method_names(a.gpus))}")
+        if a.backend != "cpsat" and not a.no_exact:
+            parser.error("--backend: a node's exact models are CP-SAT only (milp.mig_node)")
     a.executor_obj = ex.from_args(parser, a)
     cfg = Config(n=a.n, instances=a.instances, gpu=a.gpu, workload=a.workload, times=a.times, seed=a.seed,
                  backend=a.backend, time_limit=a.time_limit, workers=a.workers, exact=not a.no_exact,
-                 methods=tuple(a.methods) if a.methods else method_names())
+                 methods=tuple(a.methods) if a.methods else method_names(a.gpus), gpus=a.gpus)
     return parser, cfg, a
 
 
