@@ -7,7 +7,9 @@ Everything about the MIG problem family, under one name:
 * schedules: :class:`Schedule`, :class:`ScheduledTask`, :class:`Reconfiguration`;
 * the independent checker :func:`check` (the reconfiguration rules of the FAR paper, Sec. 2.1-2.2);
 * the Sec. 6.3 generator :func:`generate` (and :func:`generate_workload`);
-* Gantt charts: :func:`save_gantt`.
+* Gantt charts: :func:`save_gantt`;
+* a node of g GPUs (:mod:`instances.mig_node`): :class:`NodeProblem`,
+  :class:`NodeSchedule` and its checker :func:`check_node`.
 
 Examples
 --------
@@ -38,6 +40,7 @@ from instances.mig_problem import MAX_TOTAL_TIME, Problem, Task, Workload, check
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
 from instances.mig_channel import OpChannel
 from instances.mig_tasklist import load_tasklist
+from instances.mig_node import NodeProblem, NodeSchedule, check as check_node
 
 __all__ = [
     "Task", "Problem", "Workload", "load", "save", "from_dict", "check_scale", "MAX_TOTAL_TIME",
@@ -46,6 +49,7 @@ __all__ = [
     "generate", "generate_workload", "SCALING_PRESETS", "TIME_PRESETS", "scaling_shares", "class_counts",
     "plot_schedule", "save_gantt", "write_gantt", "main",
     "load_tasklist", "OpChannel",
+    "NodeProblem", "NodeSchedule", "check_node",
 ]
 
 
