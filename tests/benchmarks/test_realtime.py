@@ -14,8 +14,9 @@ def test_small_run_prints_tables_and_writes_plots(tmp_path, capsys):
                     "analysis time", "Gap to the exact optimum"):
         assert heading in text
     assert "| 4 | " in text and "SMS_INA" in text
-    assert sorted(p.name for p in out.iterdir()) == [
-        "realtime_load.png", "realtime_ms.png", "realtime_parts.png", "realtime_sched.png"]
+    assert sorted(p.name for p in out.iterdir()) == [  # the plots, and the task sets recorded for a resume
+        "realtime_load.png", "realtime_ms.png", "realtime_parts.png", "realtime_sched.png", "records.jsonl",
+        "records.lock"]
 
 
 @pytest.mark.parametrize("args", [["--reps", "0"], ["--prm", "2"], ["--gap-n", "20"],
