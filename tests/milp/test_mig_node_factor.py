@@ -84,6 +84,45 @@ def test_the_a30_construction_that_makes_one_gpu_tight(g):
     assert ratio <= bound
 
 
+def test_the_worst_a30_node_found():
+    """Three A30s, eight tasks: phase 2 at 1.864 times the optimum against the factor 23/12 = 1.917.
+
+    The family has one allocation (its longest task, t3, already has a whole
+    GPU). The three roots run t3, t4 and t0, t2, t6, t1, t5; the size-1 task t7
+    (5.016 s, no faster on more slices) gets the first free leaf, on the GPU of
+    t4, at 4.348. The optimum (5.0229) runs t7 on two slices next to t1, t5.
+    """
+    times = [{1: 453.4, 2: 57.58, 4: 1.409}, {1: 51.32, 2: 1.301, 4: 0.9822}, {1: 469.2, 2: 2.032, 4: 0.9834},
+             {1: 7136.0, 2: 416.9, 4: 5.017}, {1: 19.31, 2: 19.31, 4: 4.348}, {1: 47070.0, 2: 1.286, 4: 0.9713},
+             {1: 14.98, 2: 3.468, 4: 0.6749}, {1: 5.016, 2: 2.564, 4: 2.564}]
+    problem = NodeProblem("A30", [mig.Task(f"t{i}", t) for i, t in enumerate(times)], 3).without_reconfiguration()
+    ratio, bound = _check_factor(problem)
+    assert far_node.plan(problem, refine=False).stats["allocations"] == 1
+    assert ratio == pytest.approx((4.348 + 5.016) / 5.0229, rel=1e-6) and ratio <= bound
+
+
+def test_the_worst_a100_node_found():
+    """Three A100s, six tasks: phase 2 at 1.851 times the optimum, the worst a hill climb on task times found.
+
+    The family has one allocation (its longest task, t2, already has the whole
+    GPU). GPU 0's root runs t2 while the other roots run the short size-7
+    tasks and split, so their 4-slice instances take t0 and t3; when t2 ends
+    the 4-slice instance of GPU 0 is the first free one and takes t1, which
+    ends at 0.3523 + 0.2999. The optimum (0.3523) runs t2 alone and t1, t3 on
+    the whole of another GPU.
+    """
+    times = [{1: 4.85, 2: 0.8405, 3: 0.7437, 4: 0.3494, 7: 0.3494},
+             {1: 11.24, 2: 2.11, 3: 0.7263, 4: 0.2999, 7: 0.1714},
+             {1: 261.8, 2: 1.985, 3: 1.177, 4: 0.856, 7: 0.3523},
+             {1: 13.17, 2: 1.953, 3: 0.5472, 4: 0.3018, 7: 0.1805},
+             {1: 215.0, 2: 1.974, 3: 0.1555, 4: 0.1283, 7: 0.0642},
+             {1: 0.352, 2: 0.231, 3: 0.04452, 4: 0.01371, 7: 0.005316}]
+    problem = NodeProblem("A100", [mig.Task(f"t{i}", t) for i, t in enumerate(times)], 3).without_reconfiguration()
+    ratio, bound = _check_factor(problem)
+    assert far_node.plan(problem, refine=False).stats["allocations"] == 1
+    assert ratio == pytest.approx((0.3523 + 0.2999) / 0.3523, rel=1e-9) and ratio <= bound
+
+
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(["A30", "A100", "H100"]).flatmap(lambda gpu: nodes(gpu, max_n=8)))
