@@ -199,7 +199,8 @@ def test_other_arguments_on_the_folder_are_refused_in_one_line(hook_dir, tmp_pat
     assert fresh.returncode == 0 and len(_records(out)) == 3
 
 
-@pytest.mark.parametrize("executor", [["--jobs", "1"], ["--jobs", "2"], ["--executor", "dask", "--jobs", "2"]])
+@pytest.mark.parametrize("executor", [["--jobs", "1"], ["--jobs", "2"],  # the dask cluster's start is slow
+                                      pytest.param(["--executor", "dask", "--jobs", "2"], marks=pytest.mark.slow)])
 def test_ctrl_c_stops_the_sweep_records_nothing_half_done_and_exits_130(hook_dir, reference, tmp_path, executor):
     out = tmp_path / "out"
     proc = _start(ARGS + ["--out", str(out)] + executor, _env(hook_dir, slow=0.5))
