@@ -1,10 +1,11 @@
 """``python -m benchmarks.orlib``: weighted tardiness on OR-Library sets: heuristics, lower bound, exact methods.
 
-Runs on the 125 single-machine instances of the shipped OR-Library set wt40
+Runs on the single-machine instances of the shipped OR-Library set wt40
 (1||sum w_j T_j, the single-GPU restriction of the heterogeneous-GPU
 weighted-tardiness paper, Sec. II), on any set in the OR-Library format
 (``--file``, with the known values in ``--values``), or on a set drawn by
-the OR-Library scheme (``--generate N``):
+the OR-Library scheme (``--generate N``); by default on every fifth instance
+of the set (the quick form), with ``--instances all`` on all of them:
 
 1. every heuristic of :data:`heuristics.hetero.METHODS` (``--methods``):
    how many known values it reaches, the mean and worst gap to them, and the
@@ -32,7 +33,8 @@ with an error: either would be a bug.
 
 Examples
 --------
-``python -m benchmarks.orlib --quiet``                          (wt40: heuristics and exact, 60 s each)
+``python -m benchmarks.orlib --quiet``                          (25 wt40 instances: heuristics and exact, 60 s each)
+``python -m benchmarks.orlib --instances all --quiet``          (all 125)
 ``python -m benchmarks.orlib --methods ils --bound --no-exact`` (ILS and bound gap)
 ``python -m benchmarks.orlib --file wt100.txt --values wtbest100b.txt --methods ils --no-exact``
 ``python -m benchmarks.orlib --generate 100 --gen-seed 7 --reference 20 --methods ils --no-exact``
@@ -62,6 +64,10 @@ from instances.errors import InstanceError
 from milp import solve_optimal
 
 BACKENDS = ("auto", "ssdp", "cpsat", "highs")
+#: The default ``--instances``: every QUICK_STEP-th instance (``--instances all`` runs the whole set).
+QUICK_STEP = 5
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "about 1 minute (--instances all: about 10 minutes)"
 #: Largest instance of ``--generate`` and ``--file-jobs`` (the OR-Library's largest sets have 100 jobs).
 MAX_JOBS = 1000
 #: Relative tolerance of "reaches the known value" and of the consistency checks.
@@ -306,7 +312,7 @@ def tables(cfg: Config, recs: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = Parser(prog="python -m benchmarks.orlib", description=description(__doc__))
+    parser = Parser(prog="python -m benchmarks.orlib", description=description(__doc__, DEFAULT_RUN))
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--file", default=None, help="an OR-Library weighted-tardiness file (default: the shipped wt40)")
     src.add_argument("--generate", type=integer(1, MAX_JOBS), default=None, metavar="N",
@@ -328,7 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="without known values: the best of 3 ILS runs of this many kicks is the reference")
     parser.add_argument("--save-values", type=output_file, default=None,
                         help="write the reference values to this file")
-    parser.add_argument("--instances", default=None, help="instance numbers, e.g. 1-125, 1,5,10-20 or 1-125:5 (every 5th) (default: all)")
+    parser.add_argument("--instances", default=None,
+                        help=f"instance numbers, e.g. 1-125, 1,5,10-20 or 1-125:5 (every 5th), or all (default: every "
+                             f"{QUICK_STEP}th instance, 1-125:{QUICK_STEP} on a set of 125, the quick form)")
     parser.add_argument("--methods", type=comma_choices(heur.METHODS, "method"), default=list(heur.METHODS),
                         help=f"comma-separated heuristics from {', '.join(heur.METHODS)}")
     parser.add_argument("--no-methods", action="store_true", help="run no heuristic table")
@@ -379,7 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc).replace("pass n= (jobs per instance) or count= (instances)",
                                       "give --file-jobs N or --file-instances K"))
     try:
-        ks = _parse_instances(args.instances or f"1-{len(problems)}", len(problems))
+        spec = args.instances or f"1-{len(problems)}:{QUICK_STEP}"
+        ks = _parse_instances(f"1-{len(problems)}" if spec == "all" else spec, len(problems))
     except ValueError as exc:
         parser.error(f"--instances: expected numbers and ranges like 1-25,40 in 1..{len(problems)}; {exc}")
     kind = "known values"

@@ -23,8 +23,8 @@ It prints the tables (``--markdown``: only those the README shows) and
 writes four PNG plots, ``realtime_sched.png``, ``realtime_load.png``,
 ``realtime_parts.png`` and ``realtime_ms.png``, into ``--out`` (default
 ``results/realtime``, created if missing; ``--no-plots`` skips them).
-The default run took 7 minutes on a 2-core machine loaded by other jobs; the
-paper's sweep (``--reps 100 --step 2``) takes hours. Timings are
+The default run takes about a minute on a 2-core machine; the paper's sweep
+(``--reps 100 --step 2``) takes hours. Timings are
 wall-clock on a shared machine. Every task set is one task of
 :mod:`benchmarks.executor` (``--executor``, ``--jobs``); with ``--out``
 each is recorded as it finishes and the same command run again resumes.
@@ -57,6 +57,8 @@ METHODS = list(h.METHODS)
 DEFAULT_UTILS = {50: [30, 35, 40, 45, 50, 55, 60], 200: [34, 36, 38, 40, 42, 44, 46]}
 #: Where the plots go without ``--out``.
 PLOTS = Path("results/realtime")
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "about 1 minute"
 #: Largest task set of ``--n`` (the paper's are 50 and 200): every heuristic on one set of 500 tasks takes
 #: about 40 s on a 2-core machine, on 1,000 tasks minutes and 1.6 GB.
 MAX_N = 500
@@ -286,7 +288,7 @@ def plot(all_series: dict[int, dict], utils: dict[int, list], out: Path) -> list
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = common.Parser(prog="python -m benchmarks.realtime", description=common.description(__doc__))
+    ap = common.Parser(prog="python -m benchmarks.realtime", description=common.description(__doc__, DEFAULT_RUN))
     ap.add_argument("--n", type=common.integer(1, MAX_N), nargs="+", default=[50, 200],
                     help=f"task-set sizes, each at most {MAX_N:,}")
     ap.add_argument("--utils", type=_util, nargs="+",
