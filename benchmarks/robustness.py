@@ -169,8 +169,12 @@ def format_table(cfg: Config, cells: Sequence[dict[str, Any]], rows: Sequence[di
     return "\n".join(out).rstrip("\n")
 
 
+#: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
+DEFAULT_RUN = "about 30 seconds"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    p = common.Parser(prog="python -m benchmarks.robustness", description=common.description(__doc__))
+    p = common.Parser(prog="python -m benchmarks.robustness", description=common.description(__doc__, DEFAULT_RUN))
     p.add_argument("--gpus", type=common.comma_choices(("A30", "A100", "H100"), "GPU"), default=["A30", "A100"],
                    help="GPU models, a comma list")
     p.add_argument("--n", type=common.integer(1, MAX_N, "the realised optima must be proven in seconds"),

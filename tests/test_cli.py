@@ -31,9 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Every command: module name -> the module holding its ``main``.
 COMMANDS = {
     "instances.mig": "instances.mig",
+    "instances.mig_execution": "instances.mig_execution",
     "heuristics.far": "heuristics.far_cli",
     **{f"benchmarks.{m}": f"benchmarks.{m}" for m in ("compare", "paper", "far_speed", "milp_speed", "mig_pyomo",
-                                                       "hetero", "orlib", "pairing", "realtime", "case")},
+                                                       "hetero", "orlib", "pairing", "realtime", "case",
+                                                       "robustness")},
 }
 #: The benchmarks whose work runs through ``benchmarks.executor``.
 WITH_EXECUTOR = ["compare", "paper", "far_speed", "milp_speed", "mig_pyomo", "hetero", "orlib"]
@@ -96,6 +98,11 @@ ABSURD = [
     ("benchmarks.pairing", ["--p-total", "1e308"], "--p-total"),
     ("benchmarks.case", ["--seeds", "1000000000"], "--seeds"),
     ("benchmarks.case", ["--bound-n", "41"], "--bound-n"),
+    ("benchmarks.robustness", ["--n", "1000000000000"], "--n"),
+    ("benchmarks.robustness", ["--instances", "1000000000000"], "--instances"),
+    ("benchmarks.robustness", ["--noise", "0.1,1e308"], "--noise"),
+    ("instances.mig_execution", ["s.json", "--dry-run", "--gpu-index", "1000000000000"], "--gpu-index"),
+    ("instances.mig_execution", ["s.json", "--simulate", "--noise", "nan"], "--noise"),
     ("instances.mig", ["generate", "--n", "1000000000000", "--out", "x.json"], "--n"),
     ("instances.mig", ["generate", "--n", "3", "--seed", str(2**64), "--out", "x.json"], "--seed"),
 ]
@@ -119,7 +126,8 @@ INTEGER_OPTIONS = [
     ("benchmarks.paper", [], "--tables"), ("benchmarks.milp_speed", [], "--seeds"),
     ("benchmarks.mig_pyomo", [], "--n"), ("benchmarks.hetero", [], "--n"), ("benchmarks.orlib", [], "--generate"),
     ("benchmarks.pairing", [], "--W"), ("benchmarks.realtime", [], "--reps"), ("benchmarks.case", [], "--seeds"),
-    ("instances.mig", ["generate", "--out", "x.json"], "--n"),
+    ("benchmarks.robustness", [], "--draws"), ("instances.mig", ["generate", "--out", "x.json"], "--n"),
+    ("instances.mig_execution", ["s.json", "--simulate"], "--seed"),
 ]
 REAL_OPTIONS = [
     ("benchmarks.compare", [], "--time-limit"), ("benchmarks.paper", [], "--p-sup"),
