@@ -316,7 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--file", default=None, help="an OR-Library weighted-tardiness file (default: the shipped wt40)")
     src.add_argument("--generate", type=integer(1, MAX_JOBS), default=None, metavar="N",
-                     help=f"draw 125 instances of N jobs by the OR-Library scheme instead, N at most {MAX_JOBS:,}")
+                     help=f"draw 125 instances of N jobs by the OR-Library scheme instead, N at most {MAX_JOBS:,} "
+                          "(default: none, the shipped wt40)")
     parser.add_argument("--file-jobs", type=integer(1, MAX_JOBS), default=None, metavar="N",
                         help="with --file: jobs per instance, for a file not laid out as 125 instances "
                              "(default: the file's length / 375)")
@@ -327,13 +328,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--values", default=None,
                         help="known optimal / best values (with --file or --generate; wt40 brings its own): one per "
                              "instance of the set, or one per instance chosen by --instances, in that order (the "
-                             "file --save-values writes)")
+                             "file --save-values writes) (default: none)")
     parser.add_argument("--reference", type=seconds, default=None, metavar="SECONDS",
-                        help="without known values: the best of 3 ILS runs of this length is the reference")
+                        help="without known values: the best of 3 ILS runs of this length is the reference "
+                             "(default: none)")
     parser.add_argument("--reference-iters", type=count, default=None, metavar="KICKS",
-                        help="without known values: the best of 3 ILS runs of this many kicks is the reference")
+                        help="without known values: the best of 3 ILS runs of this many kicks is the reference "
+                             "(default: none)")
     parser.add_argument("--save-values", type=output_file, default=None,
-                        help="write the reference values to this file")
+                        help="write the reference values to this file (default: not written)")
     parser.add_argument("--instances", default=None,
                         help=f"instance numbers, e.g. 1-125, 1,5,10-20 or 1-125:5 (every 5th), or all (default: every "
                              f"{QUICK_STEP}th instance, 1-125:{QUICK_STEP} on a set of 125, the quick form)")
@@ -342,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-methods", action="store_true", help="run no heuristic table")
     parser.add_argument("--ils-time", type=seconds, default=1.0, help="ILS time limit per instance (s)")
     parser.add_argument("--ils-iters", type=count_or_zero, default=None,
-                        help="also stop ILS after this many kicks (deterministic runs)")
+                        help="also stop ILS after this many kicks, for deterministic runs (default: no kick limit)")
     parser.add_argument("--repeats", type=count, default=1, help="runs per instance; the median time is used")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the ILS and of CP-SAT")
     parser.add_argument("--bound", action="store_true", help="also measure the lower bound")

@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="seconds for each exact solve (planned and realised optima)")
     p.add_argument("--seed", type=common.seed, default=0, help="seed of the instances and draws")
     p.add_argument("--out", type=common.output_file, default=None,
-                   help="also write every instance's figures as JSON here")
+                   help="also write every instance's figures as JSON here (default: not written)")
     common.add_markdown(p)
     common.add_quiet(p)
     a = p.parse_args(argv)

@@ -173,11 +173,12 @@ def _parser() -> Parser:
     p.add_argument("--distribution", choices=DISTRIBUTIONS, default="uniform", help="--simulate: noise distribution")
     p.add_argument("--seed", type=integer(0, 2**31 - 1), default=0, help="--simulate: seed of the drawn durations")
     p.add_argument("--commands", metavar="PATH", default=None,
-                   help='--run: JSON {"task": "command line"} or {"task": ["prog", "arg", ...]} for every task')
+                   help='--run: JSON {"task": "command line"} or {"task": ["prog", "arg", ...]} for every task '
+                        "(default: none)")
     p.add_argument("--log-dir", metavar="DIR", default=None,
                    help="--run: write each task's output to DIR/<task>.log (default: this terminal)")
     p.add_argument("--out", metavar="PATH", default=None,
-                   help="--simulate, --run: write the realised schedule JSON here")
+                   help="--simulate, --run: write the realised schedule JSON here (default: not written)")
     return p
 
 

@@ -210,15 +210,20 @@ def test_in_a_real_process(argv):
 # help texts
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_help_shows_defaults_as_typed(command):
-    argv = ["generate", "--help"] if command == "instances.mig" else ["--help"]
-    rc, out, _ = run(command, argv)
-    assert rc == 0
-    text = " ".join(out.split())
-    for found in re.findall(r"\(default: ([^)]*)\)", text):
-        assert not re.search(r"[\[\]]|'[^']*'|\w\(\w+=", found), (command, found)  # no list or dataclass repr
-    if command.startswith("benchmarks."):
-        assert re.search(r"default run takes [^.]+ on a 2-core machine", text), command
+def test_help_gives_every_default_as_typed(command):
+    for argv in ([[sub, "--help"] for sub in ("generate", "check", "plot")] if command == "instances.mig"
+                 else [["--help"]]):
+        rc, out, _ = run(command, argv)
+        assert rc == 0
+        for block in re.split(r"\n(?=  -)", out.split("options:", 1)[1]):
+            block = " ".join(block.split())
+            if block.startswith("--"):
+                assert "default" in block, (command, block)
+        text = " ".join(out.split())
+        for found in re.findall(r"\(default: ([^)]*)\)", text):
+            assert not re.search(r"[\[\]]|'[^']*'|\w\(\w+=", found), (command, found)  # no list or dataclass repr
+        if command.startswith("benchmarks."):
+            assert re.search(r"default run takes [^.]+ on a 2-core machine", text), command
 
 
 def test_paper_interval_needs_asking_for():
