@@ -71,7 +71,7 @@ class Run:
 
 @dataclass(frozen=True)
 class Topic:
-    """One results page: its runs and how long they take on the 2-core development machine."""
+    """One results page: its runs, and their wall time in minutes (full, quick) on the busy 2-core machine."""
 
     name: str
     title: str
@@ -102,21 +102,25 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
                 "--time-limit", "60", "--methods", "FAR,MIG-search"),
                ("compare", "--n", "10", "--instances", "3", "--workload", "GoodScaling", "--seed", "7001",
                 "--time-limit", "10", "--methods", "FAR,MIG-search"))),
-          minutes=2, quick_minutes=0.5),
+          minutes=2.4, quick_minutes=0.6),
     Topic("far", "FAR: planning time and tie rules",
           "How FAR's planning time grows with n, and how much the tie rules the FAR paper leaves open "
           "move its makespan.",
-          (Run("Planning time of FAR (phases 1-3)", ("far_speed",),
+          (Run("Planning time of FAR (phases 1-3)",
+               ("far_speed", "--n", "100", "1000", "10000", "100000", "--near", "10000"),
                ("far_speed", "--n", "100", "1000", "10000", "--near", "1000")),
-           Run("The authors' tie rules against ours", ("far_speed", "--ties"),
+           Run("The authors' tie rules against ours",
+               ("far_speed", "--ties", "--n", "10", "15", "20", "25", "30", "35", "--reps", "50"),
                ("far_speed", "--ties", "--reps", "10"))),
-          minutes=0.5, quick_minutes=0.1),
+          minutes=0.4, quick_minutes=0.1),
     Topic("robustness", "MIG plans under timing error",
           "How FAR, MIG-search and optimal plans hold up when the real task times differ from the planned "
           "ones (executed as the FAR paper's Sec. 3.4 describes), against the optimum of the realised times.",
-          (Run("Plans executed with timing errors of 10-30 %", ("robustness",),
+          (Run("Plans executed with timing errors of 10-30 %",
+               ("robustness", "--gpus", "A30,A100", "--n", "8", "--instances", "5", "--draws", "4",
+                "--noise", "0.1,0.2,0.3"),
                ("robustness", "--gpus", "A30", "--instances", "2", "--draws", "2", "--noise", "0.1,0.3")),),
-          minutes=1, quick_minutes=0.2),
+          minutes=0.6, quick_minutes=0.1),
     Topic("paper-tables", "The FAR paper's Tables 4-9",
           "Tables 4-9 of the FAR paper recomputed, our figure beside the paper's, with FAR against the "
           "proven optimum where the paper had only the area bound.",
@@ -139,7 +143,7 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
            Run("Tables 6-9 under every candidate reading",
                ("paper", "--tables", "6", "7", "8", "9", "--candidates", "--reps", "30", "--p-sup", "0"),
                ("paper", "--tables", "6", "7", "8", "9", "--candidates", "--reps", "3", "--p-sup", "0"))),
-          minutes=14, quick_minutes=1),
+          minutes=15.5, quick_minutes=2),
     Topic("exact-mig", "Exact MIG optimum: CP-SAT and Pyomo + HiGHS",
           "How fast the exact MIG models prove the optimum, how far they reach in n, and the ratios they "
           "certify.",
@@ -159,17 +163,17 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
                ("milp_speed", "--rows", "cpsat0:14", "cpsat1:14", "--seeds", "2", "--first-seed", "5000",
                 "--time-limit", "10")),
            Run("HiGHS by n, without reconfiguration",
-               ("mig_pyomo", "--n", "6", "8", "10", "12", "--seeds", "5"),
+               ("mig_pyomo", "--n", "6", "8", "10", "12", "--seeds", "5", "--time-limit", "60"),
                ("mig_pyomo", "--n", "6", "8", "--seeds", "3")),
            Run("HiGHS by n, with reconfiguration",
-               ("mig_pyomo", "--n", "6", "8", "10", "--reconfiguration", "--seeds", "5"),
+               ("mig_pyomo", "--n", "6", "8", "10", "--reconfiguration", "--seeds", "5", "--time-limit", "60"),
                ("mig_pyomo", "--n", "6", "--reconfiguration", "--seeds", "3", "--time-limit", "20")),
            Run("Ratios the exact optimum certifies",
                ("milp_speed", "--rows", "cpsat0:6", "--seeds", "5", "--ratios", "6", "8", "10", "12",
                 "--time-limit", "30"),
                ("milp_speed", "--rows", "cpsat0:6", "--seeds", "2", "--ratios", "6", "8",
                 "--time-limit", "10"))),
-          minutes=12, quick_minutes=1),
+          minutes=17.3, quick_minutes=1),
     Topic("hetero", "Weighted tardiness on heterogeneous GPUs",
           "The heterogeneous-GPU scheduling problem's heuristics and the iterated local search against "
           "the exact CP-SAT model with the multi-GPU Lagrangian bound.",
@@ -177,40 +181,42 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
                ("hetero", "--n", "12,20,30", "--seeds", "3", "--time-limit", "60", "--ils-time", "1",
                 "--jobs", "2"),
                ("hetero", "--n", "8,10", "--seeds", "2", "--time-limit", "10", "--ils-time", "0.5")),),
-          minutes=3, quick_minutes=0.2),
+          minutes=3.3, quick_minutes=0.2),
     Topic("orlib", "Weighted tardiness on the OR-Library set wt40",
           "One GPU, common arrival (1||sum w_j T_j): the heuristics, the time-indexed Lagrangian bound and "
           "the exact successive sublimation DP against the OR-Library's known values.",
           (Run("Heuristics",
-               ("orlib", "--ils-time", "1", "--no-exact"),
+               ("orlib", "--instances", "1-125", "--ils-time", "1", "--no-exact"),
                ("orlib", "--instances", "1-125:25", "--ils-time", "0.5", "--no-exact")),
            Run("The time-indexed Lagrangian bound with its default budget",
-               ("orlib", "--no-methods", "--bound", "--no-exact", "--jobs", "2"),
+               ("orlib", "--instances", "1-125", "--no-methods", "--bound", "--no-exact", "--jobs", "2"),
                ("orlib", "--instances", "1-125:25", "--no-methods", "--bound", "--no-exact")),
            Run("Exact: successive sublimation DP",
-               ("orlib", "--no-methods", "--exact-limit", "60", "--jobs", "2"),
+               ("orlib", "--instances", "1-125", "--no-methods", "--exact-limit", "60", "--jobs", "2"),
                ("orlib", "--instances", "1-125:25", "--no-methods", "--exact-limit", "10"))),
-          minutes=7, quick_minutes=0.2),
+          minutes=5, quick_minutes=0.25),
     Topic("pairing", "Co-scheduling pairs with Edmonds' matching",
           "Which jobs share a node, how cores and GPCs are split and which power caps they get "
           "(co-scheduling paper, Algorithm 1) against time sharing and the exact set-partitioning models.",
-          (Run("The paper's job mixes, generated queues, C = 3 and the pipeline's time", ("pairing",),
+          (Run("The paper's job mixes, generated queues, C = 3 and the pipeline's time",
+               ("pairing", "--W", "8", "20", "50", "200", "--seeds", "5", "--triple-W", "6", "9", "12", "15",
+                "--timing-W", "200"),
                ("pairing", "--W", "8", "20", "--seeds", "2", "--triple-W", "6", "--timing-W", "50",
                 "--timing-runs", "3")),),
-          minutes=0.7, quick_minutes=0.1),
+          minutes=2.5, quick_minutes=0.1),
     Topic("realtime", "Real-time GPU partitioning",
           "Schedulability of periodic kernels on a partitioned GPU (partitioning paper, Figures 5 and 7) "
           "and the heuristics' gap to the exact minimum number of SMs.",
           (Run("Schedulability and gap to the optimum",
-               ("realtime", "--reps", "10", "--step", "2", "--gap-reps", "10", "--no-plots"),
+               ("realtime", "--n", "50", "200", "--reps", "10", "--step", "2", "--gap-reps", "10", "--no-plots"),
                ("realtime", "--reps", "2", "--step", "4", "--gap-reps", "2", "--no-plots")),),
-          minutes=3, quick_minutes=0.3),
+          minutes=4, quick_minutes=1),
     Topic("case", "CASE on MIG",
           "The CASE paper's scheduler against a Slurm-like manager on fixed MIG nodes (Figures 1-3, "
           "Table 2), and a CP-SAT bound on small batches.",
-          (Run("CASE over Slurm, Figures 1-3 and Table 2", ("case", "--no-plot"),
+          (Run("CASE over Slurm, Figures 1-3 and Table 2", ("case", "--seeds", "5", "--no-plot"),
                ("case", "--seeds", "2", "--no-plot", "--bound-seeds", "1")),),
-          minutes=1, quick_minutes=0.1),
+          minutes=0.6, quick_minutes=0.2),
 )}
 
 
@@ -334,7 +340,8 @@ def _duration(minutes: float) -> str:
 
 
 def _epilog() -> str:
-    lines = ["topics (wall time on a 2-core machine with nothing else running; full, then --quick):"]
+    lines = ["topics, with their wall time, full then --quick, on the 2-core development machine while",
+             "other jobs ran (load averages 3-8; an idle machine takes about half):"]
     for t in TOPICS.values():
         lines.append(f"  {t.name:15} {_duration(t.minutes):>7} {_duration(t.quick_minutes):>7}  {t.title}")
     full = sum(t.minutes for t in TOPICS.values())

@@ -88,8 +88,8 @@ def test_every_topic_has_notes_and_quick_forms_that_differ_only_in_size():
         for run in topic.runs:
             assert run.argv(quick=True)[0] == run.argv(quick=False)[0]  # the same tool
         assert topic.quick_minutes <= topic.minutes
-    assert sum(t.quick_minutes for t in report.TOPICS.values()) <= 10
-    assert sum(t.minutes for t in report.TOPICS.values()) <= 50  # well under an hour on 2 cores
+    assert sum(t.quick_minutes for t in report.TOPICS.values()) <= 10  # a few minutes
+    assert sum(t.minutes for t in report.TOPICS.values()) <= 60  # measured on a busy 2-core machine
 
 
 def test_list_prints_every_command_and_runs_nothing(tmp_path, capsys):
