@@ -341,7 +341,7 @@ def _duration(minutes: float) -> str:
 
 def _epilog() -> str:
     lines = ["topics, with their wall time, full then --quick, on the 2-core development machine while",
-             "other jobs ran (load averages 3-8; an idle machine takes about half):"]
+             "other jobs ran (an idle machine takes about half):"]
     for t in TOPICS.values():
         lines.append(f"  {t.name:15} {_duration(t.minutes):>7} {_duration(t.quick_minutes):>7}  {t.title}")
     full = sum(t.minutes for t in TOPICS.values())
