@@ -8,6 +8,7 @@ import pytest
 from benchmarks import executor
 from benchmarks import hetero as bench_hetero
 from benchmarks import orlib
+from heuristics import hetero as hetero_heur
 from instances import hetero
 
 
@@ -99,8 +100,30 @@ def test_hetero_cli_small_run(capsys):
     out = capsys.readouterr().out
     exact = [line for line in out.splitlines() if line.startswith("| 6 | 2/2")]
     assert len(exact) == 1  # both proven
-    rows = [line for line in out.splitlines() if line.startswith("| 6 | ") and line.count("|") == 8]
+    rows = [line for line in out.splitlines() if line.startswith("| 6 | ") and line.count("|") == 12]
     assert [r.split("|")[2].strip() for r in rows] == ["fifo", "greedy", "sagreedy", "ils"]
+
+
+def test_hetero_table_shows_the_six_metrics_of_each_method(capsys):
+    # the heuristics table's metric columns are the means of instances.hetero.metrics over the seeds,
+    # recomputed here from the deterministic heuristics' own schedules
+    assert bench_hetero.main(["--n", "7", "--seeds", "3", "--ils-time", "5", "--ils-iters", "5",
+                              "--time-limit", "20", "--markdown", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "| method |" in line)
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    names = ["TWCT (7)", "ACT (8)", "DMC (9)", "DMR (10)", "C_max (11)", "eta (12)"]
+    assert cells[4:10] == [f"mean {h}" for h in names]
+    rows = {line.split("|")[2].strip(): [c.strip() for c in line.strip().strip("|").split("|")]
+            for line in out.splitlines() if line.startswith("| 7 | ") and line.count("|") == 12}
+    assert set(rows) == {"fifo", "greedy", "sagreedy", "ils"}
+    pbs = [hetero.generate(7, seed=s) for s in range(3)]
+    for name, method in (("fifo", hetero_heur.fifo), ("greedy", hetero_heur.greedy)):
+        ms = [hetero.metrics(pb, method(pb)) for pb in pbs]
+        want = [sum(getattr(m, k) for m in ms) / 3 for k in ("twct", "act", "dmc", "dmr", "makespan", "utilisation")]
+        got = [float(c) for c in rows[name][4:10]]
+        assert got == pytest.approx(want, abs=0.051), name
+        assert all(m.twct >= m.twt for m in ms)  # flow times are at least the tardiness of each task
 
 
 def test_hetero_local_and_dask_agree(capsys):
