@@ -43,11 +43,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from typing import Any, Callable, Iterable, NoReturn, Sequence, TextIO
 
 from instances.errors import InstanceError, one_line
+from instances.files import INTEGER_TEXT, REAL_TEXT
 
 __all__ = ["CommandError", "Parser", "HelpFormatter", "say", "error_line", "exit_status", "run_cli", "not_a_command",
            "integer", "number", "integers", "comma_choices", "split_names",
@@ -65,8 +65,8 @@ MAX_SECONDS = 1e6
 #: Tasks of one generated MIG batch (``instances.mig.generate`` writes 100,000 in about 15 s).
 MAX_TASKS = 100_000
 
-_INT = re.compile(r"[+-]?[0-9]+")
-_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# the one syntax of numbers as text, shared with the file readers
+_INT, _REAL = INTEGER_TEXT, REAL_TEXT
 
 
 # ---------------------------------------------------------------------------

@@ -32,6 +32,14 @@ The field helpers (:func:`integer`, :func:`real`, :func:`boolean`,
 of a value: ``4.7`` is not an integer, ``true`` is not a number, ``"5"`` is
 not a number and ``"false"`` is not a boolean.
 
+The token readers (:func:`parse_integer`, :func:`parse_real`) give every
+plain-text format (OR-Library files, the FAR task lists, the pairing CSV
+files) and every command line (:mod:`instances.console`) the number syntax
+of JSON: ASCII digits 0-9, a sign, a decimal point and an exponent, nothing
+else. Python's ``int()`` and ``float()`` also take ``1_0``, Arabic-Indic
+digits (``١``), surrounding blanks, ``nan`` and ``inf``; a file holding
+those was written by something else than intended, so they are errors.
+
 Examples
 --------
 >>> parse_json('{"a": 1, "a": 2}', "p.json")
@@ -51,6 +59,7 @@ import io
 import json
 import math
 import numbers
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any, Collection, Mapping
@@ -61,6 +70,7 @@ __all__ = [
     "MAX_FILE_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_CSV_FIELD",
     "read_text", "parse_json", "read_json", "read_csv", "write_text",
     "integer", "real", "boolean", "name", "text", "no_unknown_fields", "bad_char",
+    "INTEGER_TEXT", "REAL_TEXT", "parse_integer", "parse_real",
 ]
 
 #: Largest input file read, in bytes.
@@ -73,6 +83,12 @@ MAX_INT_DIGITS = 310
 MAX_CSV_FIELD = 131_072
 
 _UNSAFE = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+#: An integer as text: an optional sign and ASCII digits (``[0-9]``, unlike
+#: ``\d``, matches no other script's digits).
+INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+#: A number as text: JSON's syntax, plus a leading ``+``, ``.5`` and ``5.``.
+REAL_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def bad_char(value: str) -> str | None:
@@ -345,6 +361,69 @@ def real(value: Any, *, lo: float | None = None, positive: bool = False, hi: flo
     if hi is not None and number > hi:
         raise error(f"must be <= {hi:g}, got {value!r}", **_place(source, task, field))
     return number
+
+
+def _shown(token: str) -> str:
+    return repr(token if len(token) <= 40 else token[:37] + "...")
+
+
+def parse_integer(token: str, *, lo: int | None = None, hi: int | None = None, source: str | None = None,
+                  task: str | None = None, field: str | None = None,
+                  error: type[InstanceError] = InstanceError) -> int:
+    """A text token as an int: :data:`INTEGER_TEXT`, at most :data:`MAX_INT_DIGITS` digits, within ``[lo, hi]``.
+
+    A sign is part of the syntax; ``lo=0`` is how a reader says that negative
+    values are not allowed.
+
+    Examples
+    --------
+    >>> parse_integer("+12"), parse_integer("007", lo=0)
+    (12, 7)
+    >>> parse_integer("1_0", field="weight")
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: field weight: not an integer: '1_0' (digits 0-9 only)
+    >>> parse_integer("-3", lo=0, source="opt.txt", field="value 2")
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: opt.txt: field value 2: must be an integer >= 0, got -3
+    """
+    if not isinstance(token, str) or not INTEGER_TEXT.fullmatch(token):
+        raise error(f"not an integer: {_shown(str(token))} (digits 0-9 only)", **_place(source, task, field))
+    if len(token.lstrip("+-").lstrip("0")) > MAX_INT_DIGITS:  # int() of a huge digit string is slow
+        raise error(f"an integer of more than {MAX_INT_DIGITS} digits: {_shown(token)}",
+                    **_place(source, task, field))
+    return integer(int(token), lo=lo, hi=hi, source=source, task=task, field=field, error=error)
+
+
+_NOT_FINITE = frozenset({"nan", "inf", "infinity"})
+
+
+def parse_real(token: str, *, lo: float | None = None, positive: bool = False, hi: float | None = None,
+               source: str | None = None, task: str | None = None, field: str | None = None,
+               error: type[InstanceError] = InstanceError) -> float:
+    """A text token as a finite float: :data:`REAL_TEXT`, then the checks of :func:`real`.
+
+    ``1e999`` has the syntax but is not finite, so it is refused like ``inf`` and ``nan``.
+
+    Examples
+    --------
+    >>> parse_real("2.5e-1"), parse_real(".5", positive=True)
+    (0.25, 0.5)
+    >>> parse_real("x", source="list.txt", task="bfs", field="line 3")
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: list.txt: task bfs: field line 3: not a number: 'x' (digits 0-9, '.', 'e' only)
+    """
+    if not isinstance(token, str) or not REAL_TEXT.fullmatch(token):
+        if isinstance(token, str) and token.lstrip("+-").lower() in _NOT_FINITE:
+            raise error(f"not finite: {_shown(token)}", **_place(source, task, field))
+        raise error(f"not a number: {_shown(str(token))} (digits 0-9, '.', 'e' only)",
+                    **_place(source, task, field))
+    value = float(token)
+    if not math.isfinite(value):
+        raise error(f"not finite (too large for a float): {_shown(token)}", **_place(source, task, field))
+    return real(value, lo=lo, positive=positive, hi=hi, source=source, task=task, field=field, error=error)
 
 
 def boolean(value: Any, *, source: str | None = None, task: str | None = None, field: str | None = None,

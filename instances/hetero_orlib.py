@@ -11,13 +11,15 @@ restriction of the heterogeneous-GPU scheduling paper, Sec. II
 from __future__ import annotations
 
 import math
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from instances.errors import InstanceError
+from instances import files
+from instances.errors import InstanceError, OptionError
 from instances.hetero_problem import GPU, HeteroProblem, Task
 
 
@@ -26,6 +28,13 @@ _ORLIB_COUNT = 125
 _WT40 = "instances/data/orlib-wt/wt40.txt"
 _WTOPT40 = "instances/data/orlib-wt/wtopt40.txt"
 _FIELDS = ("processing time", "weight", "due date")
+
+#: Largest value in an OR-Library file: every integer up to it is exact as a double.
+MAX_ORLIB_VALUE = 2**53
+#: Most instances of one file (``count=``); the OR-Library sets hold 125.
+MAX_ORLIB_COUNT = 100_000
+#: Most jobs of one instance (``n=``); the OR-Library's largest sets have 100.
+MAX_ORLIB_JOBS = 1_000_000
 
 #: Tardiness factors and relative ranges of due dates of the OR-Library sets,
 #: in file order: the range is the outer loop, the factor the inner one, five
@@ -39,20 +48,36 @@ def _orlib_text(name: str) -> tuple[str, str]:
     return ref.read_text(), f"instances/data/orlib-wt/{name}"
 
 
-def _integers(text: str, source: str, what) -> np.ndarray:
-    """All whitespace-separated tokens as integers; a bad token raises an
-    :class:`InstanceError` located by ``what(position)`` (1-based token number)."""
+def _count_option(value, name: str, hi: int) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                              or not 1 <= value <= hi):
+        raise OptionError(f"must be an integer from 1 to {hi:,}, got {value!r}", field=name)
+
+
+# A text whose every whitespace-separated token is an integer in ASCII digits: no character but
+# digits, signs and blanks, and a sign only at the start of a token, before a digit.
+_NOT_INTEGERS = re.compile(r"[^\s0-9+-]|[0-9+-][+-]|[+-](?![0-9])")
+
+
+def _integers(text: str, source: str, what, lo: int) -> np.ndarray:
+    """All whitespace-separated tokens as integers in ``[lo, MAX_ORLIB_VALUE]``, read by
+    :func:`instances.files.parse_integer`'s rules; a bad token raises an :class:`InstanceError`
+    located by ``what(position)`` (1-based token number)."""
     tokens = text.split()
-    try:
-        return np.array(tokens, dtype=np.int64)
-    except (ValueError, OverflowError):
-        pass
+    vals = None
+    if not _NOT_INTEGERS.search(text):  # the usual case: one pass in C, then numpy
+        try:
+            vals = np.array(tokens, dtype=np.int64)
+        except (ValueError, OverflowError):  # a number beyond 64 bits, reported below
+            vals = None
+    if vals is not None and not (len(vals) and (vals.min() < lo or vals.max() > MAX_ORLIB_VALUE)):
+        return vals
     for pos, tok in enumerate(tokens):
         try:
-            int(tok)
-        except ValueError:
-            raise InstanceError(f"{what(pos)}: not an integer: {tok!r}", source=source) from None
-    raise InstanceError("integer out of range", source=source)  # pragma: no cover - 19-digit numbers
+            files.parse_integer(tok, lo=lo, hi=MAX_ORLIB_VALUE)
+        except InstanceError as exc:
+            raise InstanceError(f"{what(pos)}: {exc.reason}", source=source) from None
+    raise AssertionError("unreachable: some token is not a valid integer")  # pragma: no cover
 
 
 def parse_orlib(text: str, source: str = "<text>", n: int | None = None,
@@ -66,15 +91,15 @@ def parse_orlib(text: str, source: str = "<text>", n: int | None = None,
     >>> parse_orlib("3 1 2  5 x 9", source="bad.txt", n=1)
     Traceback (most recent call last):
     ...
-    instances.errors.InstanceError: bad.txt: instance 2, weight of job 1 (number 5 in the file): not an integer: 'x'
+    instances.errors.InstanceError: bad.txt: instance 2, weight of job 1 (number 5 in the file): not an integer: 'x' (digits 0-9 only)
     """
-    for name, value in (("n", n), ("count", count)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                                  or value < 1):
-            raise InstanceError(f"must be an integer >= 1, got {value!r}", source=source, field=name)
+    _count_option(n, "n", MAX_ORLIB_JOBS)
+    _count_option(count, "count", MAX_ORLIB_COUNT)
     total = len(text.split())
+    if total == 0:
+        raise InstanceError("no numbers (an OR-Library file holds 3n numbers per instance)", source=source)
     if n is None and count is None:
-        if total == 0 or total % (3 * _ORLIB_COUNT):
+        if total % (3 * _ORLIB_COUNT):
             raise InstanceError(
                 f"{total} numbers is not {_ORLIB_COUNT} instances of 3n numbers; pass n= (jobs per "
                 "instance) or count= (instances) to read another layout", source=source)
@@ -84,13 +109,16 @@ def parse_orlib(text: str, source: str = "<text>", n: int | None = None,
             raise InstanceError(f"{total} numbers cannot hold {count} instances of 3n numbers",
                                 source=source)
         n = total // (3 * count)
+    if count is not None and total < 3 * n * count:
+        raise InstanceError(f"{total} numbers are too few for {count:,} instances of 3 x {n:,} numbers",
+                            source=source)
 
     def where(pos: int) -> str:
         k, r = divmod(pos, 3 * n)
         f, j = divmod(r, n)
         return f"instance {k + 1}, {_FIELDS[f]} of job {j + 1} (number {pos + 1} in the file)"
 
-    vals = _integers(text, source, where)
+    vals = _integers(text, source, where, lo=0)
     if count is None:
         count = total // (3 * n)
     if total != 3 * n * count:
@@ -127,9 +155,14 @@ def read_orlib(path: str | Path, n: int | None = None, count: int | None = None)
     Raises
     ------
     InstanceError
-        A missing file, a token that is not an integer, a negative value or a
-        processing time below 1 (naming the file, instance, field, job and
-        position), or a length that does not split into whole instances.
+        A missing file, a token that is not an integer in ASCII digits (``1_0``
+        and Arabic-Indic digits are refused, although ``int()`` takes them), a
+        negative value, a value above :data:`MAX_ORLIB_VALUE` or a processing
+        time below 1 (naming the file, instance, field, job and position), or a
+        length that does not split into whole instances.
+    OptionError
+        ``n`` or ``count`` not an integer from 1 to :data:`MAX_ORLIB_JOBS`
+        (:data:`MAX_ORLIB_COUNT`).
 
     Examples
     --------
@@ -147,6 +180,11 @@ def read_orlib(path: str | Path, n: int | None = None, count: int | None = None)
 def read_orlib_values(path: str | Path, count: int | None = None) -> list[int]:
     """The known optimal (or best known) values of an OR-Library set, one per instance.
 
+    Values are integers from 0 to :data:`MAX_ORLIB_VALUE` in ASCII digits (a
+    weighted tardiness is never negative); ``count``, when given, is the
+    number of values expected, an integer from 1 to :data:`MAX_ORLIB_COUNT`
+    (else an :class:`OptionError`).
+
     Examples
     --------
     >>> import tempfile, os
@@ -157,8 +195,9 @@ def read_orlib_values(path: str | Path, count: int | None = None) -> list[int]:
     """
     from instances.files import read_text
 
+    _count_option(count, "count", MAX_ORLIB_COUNT)
     text, src = read_text(path), str(path)
-    vals = _integers(text, src, lambda pos: f"value {pos + 1}")
+    vals = _integers(text, src, lambda pos: f"value {pos + 1}", lo=0)
     if count is not None and len(vals) != count:
         raise InstanceError(f"expected {count} values, found {len(vals)}", source=src)
     return [int(v) for v in vals]
@@ -294,7 +333,7 @@ def orlib_wt40_optimum(k: int | None = None):
     shipped README.txt); the other 124 are proven optima.
     """
     text, src = _orlib_text("wtopt40.txt")
-    vals = [int(v) for v in _integers(text, src, lambda pos: f"value {pos + 1}")]
+    vals = [int(v) for v in _integers(text, src, lambda pos: f"value {pos + 1}", lo=0)]
     if len(vals) != _ORLIB_COUNT:
         raise InstanceError(f"expected {_ORLIB_COUNT} values, found {len(vals)}", source=src)
     if k is None:

@@ -15,8 +15,12 @@
 * one task per line, ``name t(s_1) t(s_2) ...`` (one time per GPU size in
   increasing size order) or ``name 1:10.5 2:5.3 ...``; ``#`` starts a comment.
 
-Every error is an :class:`~instances.errors.InstanceError` naming the file, the
-line and, where known, the task.
+Numbers are read by :func:`instances.files.parse_integer` and
+:func:`~instances.files.parse_real`, as strictly as the JSON (``1_0``,
+Arabic-Indic digits, ``nan`` and ``inf`` are refused), and a size given twice
+for one task is an error, as a key given twice in JSON is. Every error is an
+:class:`~instances.errors.InstanceError` naming the file, the line and, where
+known, the task.
 
 Examples
 --------
@@ -34,7 +38,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from instances import gpus, mig_problem
+from instances import files, gpus, mig_problem
 from instances.errors import InstanceError
 from instances.files import parse_json, read_text
 from instances.gpus import GPUSpec
@@ -42,7 +46,10 @@ from instances.mig_problem import Problem, Task, Workload
 
 __all__ = ["load_tasklist", "parse_tasklist"]
 
-_SIZE_LINE = re.compile(r"^\s*size\s+(\d+)\s*:\s*([0-9.eE+-]+)\s*(seconds?|s)?\s*$", re.I)
+# Larger than any GPU's slice count; a size beyond it is an error before the GPU is consulted.
+_MAX_SIZE = 1_000_000
+
+_SIZE_LINE = re.compile(r"^\s*size\s+([^\s:]+)\s*:\s*(\S+?)\s*(seconds?|s)?\s*$", re.I)
 _TASK_LINE = re.compile(r"^\s*task\s+(\S+?)\s*:\s*$", re.I)
 
 
@@ -71,6 +78,17 @@ def parse_tasklist(text: str, gpu: GPUSpec, source: str) -> Problem:
     """
     tasks: list[Task] = []
     current: tuple[str, dict[int, float]] | None = None
+    seen: dict[int, int] = {}  # size -> line of the current profile-report task
+
+    def add(times: dict[int, float], size: str, time: str, task: str, where: str, lineno: int,
+            lines: dict[int, int]) -> None:
+        s = files.parse_integer(size, lo=1, hi=_MAX_SIZE, source=source, task=task, field=f"{where}: size")
+        if s in times:
+            raise InstanceError(f"size {s} is given twice (first on line {lines[s]})", source=source,
+                                task=task, field=where)
+        times[s] = files.parse_real(time, source=source, task=task, field=f"{where}: size {s}")
+        lines[s] = lineno
+
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line or set(line) <= set("=-"):
@@ -80,17 +98,13 @@ def parse_tasklist(text: str, gpu: GPUSpec, source: str) -> Problem:
         if m:
             if current:
                 tasks.append(Task(*current))
-            current = (m.group(1), {})
+            current, seen = (m.group(1), {}), {}
             continue
         m = _SIZE_LINE.match(line)
         if m:
             if current is None:
                 raise InstanceError("a 'Size s: t' line before any 'Task name:' line", source=source, field=where)
-            try:
-                current[1][int(m.group(1))] = float(m.group(2))
-            except ValueError:
-                raise InstanceError(f"{m.group(2)!r} is not a number", source=source, task=current[0],
-                                    field=where) from None
+            add(current[1], m.group(1), m.group(2), current[0], where, lineno, seen)
             continue
         if line.lower().startswith("profiled times"):
             continue
@@ -100,21 +114,17 @@ def parse_tasklist(text: str, gpu: GPUSpec, source: str) -> Problem:
         parts = line.replace(",", " ").split()
         name, vals = parts[0], parts[1:]
         times: dict[int, float] = {}
-        try:
-            if vals and all(":" in v or "=" in v for v in vals):
-                for v in vals:
-                    s, t = re.split("[:=]", v, maxsplit=1)
-                    times[int(s)] = float(t)
-            elif len(vals) == len(gpu.sizes):
-                times = {s: float(v) for s, v in zip(gpu.sizes, vals)}
-            else:
-                raise InstanceError(f"expected {len(gpu.sizes)} times (sizes {list(gpu.sizes)}) or size:time "
-                                    f"pairs, got {len(vals)} values", source=source, task=name, field=where)
-        except ValueError as exc:
-            if isinstance(exc, InstanceError):
-                raise
-            raise InstanceError(f"cannot read times {' '.join(vals)!r}", source=source, task=name,
-                                field=where) from None
+        if vals and all(":" in v or "=" in v for v in vals):
+            on_line: dict[int, int] = {}
+            for v in vals:
+                size, time = re.split("[:=]", v, maxsplit=1)
+                add(times, size, time, name, where, lineno, on_line)
+        elif len(vals) == len(gpu.sizes):
+            times = {s: files.parse_real(v, source=source, task=name, field=f"{where}: size {s}")
+                     for s, v in zip(gpu.sizes, vals)}
+        else:
+            raise InstanceError(f"expected {len(gpu.sizes)} times (sizes {list(gpu.sizes)}) or size:time "
+                                f"pairs, got {len(vals)} values", source=source, task=name, field=where)
         tasks.append(Task(name, times))
     if current:
         tasks.append(Task(*current))

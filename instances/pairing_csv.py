@@ -12,8 +12,6 @@ Examples
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Sequence
 
 from instances import files
@@ -53,26 +51,13 @@ def read_rows(path: str, required: Sequence[str], optional: Sequence[str] = ()):
     return out
 
 
-# A plain decimal number: ASCII digits, no '_' separators, no 'inf'/'nan'
-# words (float() would take all three).
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
 def parse_number(text: str, path: str, line: int, task: str | None, fld: str) -> float:
-    if _DECIMAL.fullmatch(text):
-        v = float(text)
-    else:
-        try:
-            v = float(text)
-        except ValueError:
-            v = 0.0
-        if math.isfinite(v):
-            raise InstanceError(f"line {line}: not a number: {text!r}", source=path, task=task,
-                                field=fld)
-    if not math.isfinite(v):
-        raise InstanceError(f"line {line}: not finite: {text!r}", source=path, task=task,
-                            field=fld)
-    return v
+    """A finite number in the syntax of :func:`instances.files.parse_real` (ASCII digits, no '_',
+    no 'inf' or 'nan', which ``float()`` would all take), located by line, task and column."""
+    try:
+        return files.parse_real(text)
+    except InstanceError as exc:
+        raise InstanceError(f"line {line}: {exc.reason}", source=path, task=task, field=fld) from None
 
 
 def parse_shares(text: str, path: str, line: int, task: str, fld: str) -> tuple[int, ...]:

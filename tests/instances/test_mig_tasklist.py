@@ -42,7 +42,7 @@ def test_json_styles(tmp_path):
 
 @pytest.mark.parametrize("text, words", [
     ("bfs 8 4.5\n", ["line 1", "task bfs", "expected 3 times"]),
-    ("\n\nbfs 8 x 3\n", ["line 3", "task bfs", "cannot read times"]),
+    ("\n\nbfs 8 x 3\n", ["line 3", "task bfs", "size 2", "not a number"]),
     ("Size 1: 3 seconds\n", ["line 1", "before any 'Task name:' line"]),
     ("# nothing\n", ["no tasks found"]),
     ("bfs 8 4.5 9\n", ["task bfs"]),  # slower on more slices: the problem's own validation
