@@ -43,6 +43,7 @@ import numpy as np
 from bounds.hetero_subgradient import Relaxation, optimize
 from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
+from instances.options import known_options
 
 __all__ = ["power_of_ten", "SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
            "MAX_HORIZON", "MAX_ARCS"]
@@ -53,6 +54,7 @@ MAX_HORIZON = 20_000
 MAX_ARCS = 8_000_000
 
 
+@known_options
 def power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
     """Smallest ``10^k`` (``k <= top``) that makes every value an integer (up to float noise).
 
@@ -138,6 +140,7 @@ class SingleMachine:
         return [pos[i] for i in seq if i in pos]
 
 
+@known_options
 def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> SingleMachine | None:
     """The integer single-machine form of ``problem``, or ``None`` when it is
     not one machine with a common arrival time (or has no schedulable task).
@@ -284,6 +287,7 @@ class LagrangianBound:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+@known_options
 def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = None, *,
                time_limit: float | None = None, max_iter: int = 300, sm: SingleMachine | None = None,
                deadline: float | None = None) -> LagrangianBound | None:
@@ -347,6 +351,7 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
                            relax, sm, info)
 
 
+@known_options
 def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                 max_iter: int = 300) -> float:
     """A lower bound on the total weighted tardiness of ``problem``, valid for its data.

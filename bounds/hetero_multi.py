@@ -44,6 +44,7 @@ import numpy as np
 from bounds.hetero_subgradient import StepScale, deflected
 from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
+from instances.options import known_options
 
 __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
 
@@ -90,6 +91,7 @@ def _cost(problem: HeteroProblem, schedule: Schedule) -> float:
                      for x in schedule.assignments))
 
 
+@known_options
 def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                 deadline: float | None = None, max_iter: int = 200, max_steps: int = MAX_STEPS,
                 step: float = 1.5, patience: int = 6) -> MultiBound:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bounds.hetero_ti import INF, Network
+from instances.options import known_options
 
 __all__ = ["Relaxation", "StepScale", "optimize", "initial_multipliers", "deflected"]
 
@@ -48,6 +49,7 @@ class Relaxation:
     trace: list
 
 
+@known_options
 def initial_multipliers(net: Network, sequence, alpha: float = 1.0) -> np.ndarray:
     """Multipliers that price each job as in a good schedule: its cost there
     plus ``alpha`` times the delay its processing time causes to the late jobs
@@ -79,6 +81,7 @@ def initial_multipliers(net: Network, sequence, alpha: float = 1.0) -> np.ndarra
     return mu
 
 
+@known_options
 def deflected(g: np.ndarray, d_prev: np.ndarray | None, deflection: float = 1.0) -> np.ndarray:
     """The modified subgradient direction of Camerini, Fratta & Maffioli (1975).
 
@@ -130,6 +133,7 @@ class StepScale:
         return False
 
 
+@known_options
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
              mu0: np.ndarray | None = None, deflection: float = 1.0) -> Relaxation:

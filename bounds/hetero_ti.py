@@ -67,6 +67,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from instances.options import known_options
+
 __all__ = ["Network", "Expired", "Forward", "Backward", "tardiness_costs", "wspt_rank", "INF"]
 
 INF = math.inf
@@ -77,6 +79,7 @@ LEVEL_ITERATIONS = 1_000
 _BIG = np.iinfo(np.int64).max
 
 
+@known_options
 def tardiness_costs(p, w, d, T: int | None = None) -> np.ndarray:
     """``cost[t, j] = w_j max(0, t - d_j)`` for ``t = 0..T``, ``inf`` where ``t < p_j``.
 
@@ -95,6 +98,7 @@ def tardiness_costs(p, w, d, T: int | None = None) -> np.ndarray:
     return cost
 
 
+@known_options
 def wspt_rank(p, w) -> np.ndarray:
     """Tie-break rank of the adjacency test: larger ``w/p`` first, then index.
 
@@ -181,6 +185,7 @@ class Network:
         incumbent this removes most of the network before it is built.
     """
 
+    @known_options
     def __init__(self, p, cost: np.ndarray, rank=None, weights=None, block: int = 24,
                  release=None, horizon: int | None = None, idle: bool = False, deadline: float | None = None,
                  max_cost: float | None = None):

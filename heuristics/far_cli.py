@@ -30,6 +30,7 @@ from instances.console import Parser, error_line, say
 from instances.errors import InstanceError
 from instances.mig_problem import Workload
 from instances.mig_tasklist import load_tasklist
+from instances.options import known_options
 
 __all__ = ["main", "PROG"]
 
@@ -37,6 +38,7 @@ __all__ = ["main", "PROG"]
 PROG = "python -m heuristics.far"
 
 
+@known_options
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status: 0 done, 2 bad input, 1 when the checker rejects FAR's schedule."""
     parser = Parser(prog=PROG, description="FAR (Family of Allocations and Repartitioning): schedule a batch of "

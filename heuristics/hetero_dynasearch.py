@@ -47,6 +47,8 @@ import time
 
 import numpy as np
 
+from instances.options import known_options
+
 __all__ = ["sequence_cost", "move_gains", "best_independent_moves", "apply_moves", "dynasearch",
            "iterated_dynasearch"]
 
@@ -55,6 +57,7 @@ def _completion(p: np.ndarray, seq: np.ndarray, start: float = 0.0) -> np.ndarra
     return start + np.cumsum(p[seq])
 
 
+@known_options
 def sequence_cost(p, w, d, seq, start: float = 0.0) -> float:
     """Total weighted tardiness of ``seq`` started at ``start`` without idle time.
 
@@ -68,6 +71,7 @@ def sequence_cost(p, w, d, seq, start: float = 0.0) -> float:
     return float(np.sum(w[seq] * np.maximum(0.0, C - d[seq])))
 
 
+@known_options
 def move_gains(p, w, d, seq, start: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gains (cost decrease) of every swap, forward and backward insertion.
 
@@ -145,6 +149,7 @@ def _select(lo, hi, g, n: int) -> tuple[float, list[int]]:
     return total, chosen[::-1]
 
 
+@known_options
 def best_independent_moves(gain: np.ndarray, eps: float = 0.0) -> tuple[float, list[tuple[int, int]]]:
     """Best total gain of moves on disjoint intervals (the dynasearch recursion).
 
@@ -167,6 +172,7 @@ def best_independent_moves(gain: np.ndarray, eps: float = 0.0) -> tuple[float, l
     return float(total), [(int(lo[i]), int(hi[i])) for i in chosen]
 
 
+@known_options
 def apply_moves(seq: np.ndarray, moves, kinds) -> np.ndarray:
     """Apply independent moves; ``kinds[i]`` is 0 (swap), 1 (forward) or 2 (backward insertion)."""
     out = np.array(seq, copy=True)
@@ -259,6 +265,7 @@ class _Gains:
         return lo, hj + a, g[lo, hj], kind, cost
 
 
+@known_options
 def dynasearch(p, w, d, seq, start: float = 0.0, *, deadline: float | None = None, gains: _Gains | None = None,
                changed: tuple[int, int] | None = None) -> tuple[np.ndarray, float]:
     """Dynasearch descent from ``seq`` to a local minimum of the swap and
@@ -348,6 +355,7 @@ def _random_atc(p, w, d, start: float, rng: np.random.Generator) -> np.ndarray:
     return np.array(order, dtype=np.int64)
 
 
+@known_options
 def iterated_dynasearch(p, w, d, *, start: float = 0.0, time_limit: float | None = 1.0,
                         max_iter: int | None = None, seed: int = 0, kick: tuple[int, int] = (2, 5),
                         reach: int = 20, restart: int = 40, target: float | None = None,

@@ -140,6 +140,7 @@ class Allocator:
         ``"demand"`` or ``"density"`` (see module docstring).
     """
 
+    @known_options
     def __init__(self, problem: rt.RealtimeProblem, relation: str = "sms",
                  exhaustive: bool = False, test: str = "demand") -> None:
         if relation not in ("sms", "bf"):

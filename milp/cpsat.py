@@ -23,7 +23,7 @@ from typing import Any, Iterable
 from ortools.sat.python import cp_model
 
 from instances.errors import SolverError
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 
 __all__ = ["DEFAULT_WORKERS", "SAFE_PARAMETERS", "CATCH_SIGINT", "CpsatRun", "run", "set_hints"]
 
@@ -86,6 +86,7 @@ class CpsatRun:
         return bool(self.solver.boolean_value(literal))
 
 
+@known_options
 def set_hints(model: cp_model.CpModel, values: Iterable[tuple[Any, int | bool]]) -> None:
     """Replace the model's solution hint by ``(variable, value)`` pairs."""
     model.clear_hints()
@@ -93,6 +94,7 @@ def set_hints(model: cp_model.CpModel, values: Iterable[tuple[Any, int | bool]])
         model.add_hint(var, int(val))
 
 
+@known_options
 def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, workers: int | None = None,
         seed: int = 0, log: bool = False, parameters: dict[str, Any] | None = None) -> CpsatRun:
     """Solve ``model`` with CP-SAT.

@@ -53,7 +53,7 @@ from bounds.hetero_subgradient import optimize
 from bounds.hetero_ti import INF, Expired, Network
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 from milp.hetero_modifiers import MAX_MODIFIERS, ModifierSearch
 from milp.result import Result
 
@@ -65,6 +65,7 @@ SUBGRADIENT_PASSES = 150
 MAX_LABELS = 3_000_000
 
 
+@known_options
 def applies(problem: HeteroProblem) -> bool:
     """Whether :func:`solve_ssdp` can prove optimality: one machine, a common
     arrival, data exact on a practical grid."""
@@ -78,6 +79,7 @@ def _schedule(problem: HeteroProblem, sm: hb.SingleMachine, sequence) -> Schedul
     return evaluate_sequences(problem, seqs)
 
 
+@known_options
 def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = None,
                hint: Schedule | None = None, log: bool = False, seed: int = 0) -> Result:
     """Solve a single-machine problem exactly (see the module docstring).

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from instances.errors import SolverError
-from instances.options import Deadline
+from instances.options import Deadline, known_options
 
 __all__ = ["HighsOutcome", "solve_highs"]
 
@@ -52,6 +52,7 @@ class HighsOutcome:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
+@known_options
 def solve_highs(model: Any, time_limit: float | Deadline | None = None, workers: int | None = None, *,
                 warmstart: bool = False, rel_gap: float = 0.0, abs_gap: float = 1e-9, log: bool = False,
                 options: dict[str, Any] | None = None) -> HighsOutcome:

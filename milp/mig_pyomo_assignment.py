@@ -65,6 +65,7 @@ from instances.options import known_options
 __all__ = ["build_assignment_model", "set_assignment", "read_assignment", "add_symmetry"]
 
 
+@known_options
 def add_symmetry(m: pe.ConcreteModel, gpu: GPUSpec, P: Sequence[Placement], Pi: Sequence[Sequence[int]]) -> None:
     """Symmetric subtrees of the GPU: the lowest-indexed task placed in a pair lies in the left one.
 
@@ -228,6 +229,7 @@ def _convergence_rows(m: pe.ConcreteModel, P: Sequence[Placement], over: dict, e
         m.converge.add(m.C >= ends[k2] + t_k - off - M * m.order[q, k, k2])
 
 
+@known_options
 def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> bool:
     """Load a solution of the relaxation with this assignment as the model's starting values.
 
@@ -294,6 +296,7 @@ def set_assignment(m: pe.ConcreteModel, assignment: dict[str, Placement]) -> boo
     return True
 
 
+@known_options
 def read_assignment(m: pe.ConcreteModel) -> dict[str, Placement]:
     """The assignment of the model's loaded solution (task name -> placement)."""
     P, tasks = m._meta["P"], m._meta["tasks"]
