@@ -57,6 +57,7 @@ __all__ = ["plan", "schedule", "FarPlan", "MultiBatchPlan", "RepartitionTree", "
 _PLAN_OPTIONS = ("prune", "max_iterations", "min_improvement", "method", "max_ops", "ties")
 
 
+@opt.typed
 def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool = True, max_iterations: int = 100,
          min_improvement: float = 0.0, method: str = "move_swap", max_ops: int = 1000, ties: str = "ours",
          **unknown: Any) -> Union[FarPlan, MultiBatchPlan]:
@@ -93,6 +94,7 @@ def plan(problem: Union[Problem, Workload], refine: bool = True, *, prune: bool 
                           min_improvement=min_improvement, ties=ties)
 
 
+@opt.typed
 def schedule(problem: Union[Problem, Workload], refine: bool = True, **options: Any) -> Schedule:
     """FAR's schedule (feasible for :func:`instances.mig.check`); the options are those of :func:`plan`.
 

@@ -419,6 +419,7 @@ def _make_plan(data: _Data, alloc: Sequence[int], lists: list[list[int]], refine
                    [[names[j] for j in lst] for lst in final_lists])
 
 
+@options.typed
 def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine: bool = False, *,
                         max_iterations: int = 100, min_improvement: float = 0.0, ties: str = "ours",
                         **unknown: Any) -> FarPlan:
@@ -477,6 +478,7 @@ def schedule_allocation(problem: Problem, allocation: Mapping[str, int], refine:
                       min_improvement=min_improvement)
 
 
+@options.typed
 def plan(problem: Problem, refine: bool = True, *, prune: bool = True, max_iterations: int = 100,
          min_improvement: float = 0.0, ties: str = "ours", **unknown: Any) -> FarPlan:
     """FAR phases 1-3 for one batch.

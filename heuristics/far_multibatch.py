@@ -307,6 +307,7 @@ def check_concatenation(method: Any = "move_swap", max_ops: Any = 1000) -> None:
         raise OptionError(f"max_ops must be an integer >= 0, got {max_ops!r}")
 
 
+@options.typed
 def plan_workload(workload: Workload, method: str = "move_swap", refine: bool = True, *, max_ops: int = 1000,
                   plans: Sequence[FarPlan] | None = None, prune: bool = True, max_iterations: int = 100,
                   min_improvement: float = 0.0, ties: str = "ours", **unknown: Any) -> MultiBatchPlan:
@@ -387,6 +388,7 @@ def _at_zero(batch: Problem) -> Problem:
     return Problem(batch.gpu, batch.tasks, 0.0)
 
 
+@options.typed
 def compare_concatenations(workload: Workload, refine: bool = True, *, prune: bool = True,
                            max_iterations: int = 100, min_improvement: float = 0.0,
                            **unknown: Any) -> dict[str, Any]:

@@ -264,6 +264,7 @@ def _check(problem: Any, refine: Any, prune: Any, max_iterations: Any, min_impro
     check_scale(problem.batch)
 
 
+@options.typed
 def plan(problem: NodeProblem, refine: bool = True, *, prune: bool = True, max_iterations: int = 100,
          min_improvement: float = 0.0, **unknown: Any) -> NodePlan:
     """FAR phases 1-3 on a node of g GPUs (see the module docstring).
@@ -351,6 +352,7 @@ def plan(problem: NodeProblem, refine: bool = True, *, prune: bool = True, max_i
                     [[[names[j] for j in lst] for lst in final[k]] for k in range(g)])
 
 
+@options.typed
 def schedule(problem: NodeProblem, refine: bool = True, **options_: Any) -> NodeSchedule:
     """FAR's node schedule (feasible for :func:`instances.mig_node.check`); options as for :func:`plan`.
 

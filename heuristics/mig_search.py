@@ -130,6 +130,7 @@ def _check(time_limit: Any, seed: Any, evaluations: Any, unknown: dict[str, Any]
     return limit, seed, evaluations
 
 
+@opt.typed
 def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed: int = 0, *,
          evaluations: int = DEFAULT_EVALUATIONS, **unknown: Any) -> SearchPlan:
     """Search from FAR's schedule for a shorter one on the repartitioning tree.
@@ -213,6 +214,7 @@ def plan(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed
     return SearchPlan(base.schedule, base.makespan, base.makespan, [list(x) for x in base.node_tasks], stats)
 
 
+@opt.typed
 def schedule(problem: Union[Problem, Workload], time_limit: float | None = 1.0, seed: int = 0,
              **options: Any) -> Schedule:
     """The schedule of :func:`plan` (feasible for :func:`instances.mig.check`, never longer than FAR's).

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from instances.case_problem import Workload
 from instances.case_trace import Hold, TaskRun, Trace
+from instances.options import typed
 
 
+@typed
 def check(workload: Workload, trace: Trace, *, tol: float = 1e-6) -> list[str]:
     """Independent feasibility check of a trace; ``[]`` means feasible.
 

@@ -6,11 +6,13 @@ import math
 
 from instances.hetero_problem import HeteroProblem
 from instances.hetero_schedule import Assignment, Schedule
+from instances.options import typed
 
 #: Absolute tolerance for time comparisons in the checker (time units).
 TOL = 1e-6
 
 
+@typed
 def check(problem: HeteroProblem, schedule: Schedule, tol: float = TOL) -> list[str]:
     """Independent feasibility check; returns the violations ([] = feasible).
 

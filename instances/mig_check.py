@@ -36,6 +36,7 @@ from typing import Union
 
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
+from instances.options import typed
 
 __all__ = ["check", "is_feasible", "TOLERANCE"]
 
@@ -58,6 +59,7 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _tol(a, b)
 
 
+@typed
 def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     """Every rule the schedule breaks, as human-readable messages; ``[]`` means feasible.
 
@@ -249,6 +251,7 @@ def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     return out
 
 
+@typed
 def is_feasible(problem: Union[Problem, Workload], schedule: Schedule) -> bool:
     """``check(problem, schedule) == []``."""
     return not check(problem, schedule)

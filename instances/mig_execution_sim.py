@@ -52,7 +52,7 @@ from instances.mig_execution_ops import (CREATE_GI, DESTROY_GI, WAIT, Backend, O
                                          operations)
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_schedule import Schedule
-from instances.options import choice, flag, known_options
+from instances.options import choice, flag, known_options, typed
 
 __all__ = ["DISTRIBUTIONS", "MAX_NOISE", "Noise", "Realisation", "realise", "SimulatedBackend", "Simulation",
            "simulate", "problem_from_schedule"]
@@ -125,6 +125,7 @@ class Realisation:
                     *self.destroy_factors.values()])
 
 
+@typed
 def realise(problem: AnyProblem, noise: Noise) -> Realisation:
     """Draw real durations for ``problem``: tasks by name, then create and destroy times by size.
 
@@ -158,6 +159,7 @@ def realise(problem: AnyProblem, noise: Noise) -> Realisation:
     return Realisation(real, tf, cf, df)
 
 
+@typed
 def problem_from_schedule(schedule: Schedule, gpu: GPUSpec | str | None = None) -> Problem:
     """A problem whose task times on the sizes the schedule uses are the schedule's own durations.
 

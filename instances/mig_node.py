@@ -57,6 +57,7 @@ from instances.mig_check import TOLERANCE, check as check_gpu
 from instances.mig_generator import generate as _generate_batch
 from instances.mig_problem import Problem, Task, from_dict as _batch_from_dict
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.options import typed
 
 __all__ = ["NodeProblem", "NodeSchedule", "check", "is_feasible", "generate", "load", "save", "from_dict",
            "MAX_GPUS"]
@@ -161,6 +162,7 @@ def load(path: str | Path) -> NodeProblem:
     return from_dict(files.read_json(path), source=str(path))
 
 
+@typed
 def save(problem: NodeProblem, path: str | Path) -> None:
     """Write a node problem as JSON (``load(save(p)) == p``)."""
     files.write_text(path, json.dumps(problem.to_dict(), indent=1) + "\n")
@@ -313,6 +315,7 @@ class NodeSchedule:
 # ---------------------------------------------------------------------------
 # the checker
 
+@typed
 def check(problem: NodeProblem, schedule: NodeSchedule) -> list[str]:
     """Every rule the node schedule breaks, as messages; ``[]`` means feasible.
 
@@ -377,6 +380,7 @@ def check(problem: NodeProblem, schedule: NodeSchedule) -> list[str]:
     return out
 
 
+@typed
 def is_feasible(problem: NodeProblem, schedule: NodeSchedule) -> bool:
     """``check(problem, schedule) == []``."""
     return not check(problem, schedule)

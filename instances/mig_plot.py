@@ -25,6 +25,7 @@ from typing import Sequence
 from instances.errors import InstanceError, OutputError
 from instances.gpus import GPUSpec
 from instances.mig_schedule import Schedule
+from instances.options import typed
 
 __all__ = ["plot_schedule", "save_gantt", "write_gantt", "MAX_PLOT_ENTRIES"]
 
@@ -44,6 +45,7 @@ def _runs(slices: Sequence[int]) -> list[tuple[int, int]]:
     return out
 
 
+@typed
 def plot_schedule(schedule: Schedule, gpu: GPUSpec, ax=None, title: str | None = None):
     """Draw ``schedule`` on a matplotlib axis (created if not given) and return the axis."""
     import matplotlib

@@ -36,7 +36,7 @@ from instances import gpus
 from instances.errors import GPUSpecError, InstanceError
 from instances import files
 from instances.gpus import GPUSpec
-from instances.options import known_options
+from instances.options import known_options, typed
 
 __all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict", "check_scale", "MAX_TOTAL_TIME"]
 
@@ -376,6 +376,7 @@ def from_dict(data: Mapping[str, Any], *, source: str | None = None) -> Problem 
     return Problem(gpu, tasks, release, source=source)
 
 
+@typed
 def to_dict(problem: Problem | Workload) -> dict[str, Any]:
     return problem.to_dict()
 
@@ -394,6 +395,7 @@ def load(path: str | Path) -> Problem | Workload:
     return from_dict(files.read_json(path), source=str(path))
 
 
+@typed
 def save(problem: Problem | Workload, path: str | Path) -> None:
     """Write a problem or workload as JSON (floats written exactly, so load(save(p)) == p).
 

@@ -44,6 +44,7 @@ from instances.errors import InstanceError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
+from instances.options import typed
 
 __all__ = ["Session", "TimedPlan", "retime_order", "retime_sessions", "sessionize", "plan_from_runs",
            "plan_from_schedule", "canonical"]
@@ -82,6 +83,7 @@ def _durations(problem: AnyProblem) -> dict[str, dict[int, float]]:
     return {t.name: dict(t.times) for t in problem.tasks}
 
 
+@typed
 def retime_order(problem: AnyProblem, order: Sequence[tuple[str, Placement]]) -> TimedPlan:
     """Earliest-start schedule without reconfiguration for a task order.
 
@@ -109,6 +111,7 @@ def retime_order(problem: AnyProblem, order: Sequence[tuple[str, Placement]]) ->
     return TimedPlan(Schedule(problem.gpu.name, runs), [], [], list(order))
 
 
+@typed
 def retime_sessions(problem: AnyProblem, sessions: Sequence[Session], create_at: Sequence[float],
                     destroy_at: Sequence[float]) -> TimedPlan:
     """Earliest-time schedule with reconfiguration for a session plan.
@@ -207,6 +210,7 @@ def sessionize(runs: Sequence[ScheduledTask]) -> tuple[list[Session], list[float
     return ([Session(s[0], tuple(s[1])) for s in sessions], [s[2] for s in sessions], [s[3] for s in sessions])
 
 
+@typed
 def plan_from_runs(problem: AnyProblem, runs: Sequence[ScheduledTask]) -> TimedPlan:
     """Re-time task runs by their start order (grouped into sessions when the GPU reconfigures)."""
     if not problem.gpu.reconfigurable:
@@ -215,6 +219,7 @@ def plan_from_runs(problem: AnyProblem, runs: Sequence[ScheduledTask]) -> TimedP
     return retime_sessions(problem, sessions, c_at, d_at)
 
 
+@typed
 def plan_from_schedule(problem: AnyProblem, schedule: Schedule) -> TimedPlan:
     """Re-time a given schedule's decisions (placements, orders, channel order) into a plan.
 
@@ -260,6 +265,7 @@ def plan_from_schedule(problem: AnyProblem, schedule: Schedule) -> TimedPlan:
         return retime_sessions(problem, sessions, c_task, d_task)
 
 
+@typed
 def canonical(problem: AnyProblem, plan: TimedPlan | Schedule) -> TimedPlan | Schedule:
     """The plan (or schedule) mapped by GPU automorphisms onto the symmetry-broken form of the exact models.
 

@@ -1,17 +1,27 @@
 """Checks for the arguments every solver and heuristic takes, and a shared deadline.
 
-One place decides what a valid ``time_limit``, ``workers`` count, flag or
-method name is, so every family and backend rejects the same bad values with
-the same one-line :class:`~instances.errors.OptionError`.
+One place decides what a valid ``time_limit``, ``workers`` count, ``seed``,
+iteration count, flag or method name is, so every family and backend rejects
+the same bad values with the same one-line :class:`~instances.errors.OptionError`
+(never numpy's ``ValueError``, an ``OverflowError`` or OR-Tools' multi-line
+``TypeError``). The maxima are the command lines' (:mod:`instances.console`):
+a seed at most ``2**31 - 1`` (CP-SAT's ``random_seed`` is a signed 32-bit
+integer), at most 256 threads, a time limit of at most 10^6 s. A problem
+argument of the wrong Python type is refused by :func:`expect` with one
+:class:`ArgumentTypeError` line.
 
 Examples
 --------
->>> time_limit(2), time_limit(None), workers(3)
-(2.0, None, 3)
+>>> time_limit(2), time_limit(None), workers(3), seed(7)
+(2.0, None, 3, 7)
 >>> time_limit(-1)
 Traceback (most recent call last):
 ...
-instances.errors.OptionError: field time_limit: must be a positive number of seconds or None, got -1
+instances.errors.OptionError: field time_limit: must be a positive number of seconds (at most 1e+06) or None, got -1
+>>> seed(-1)
+Traceback (most recent call last):
+...
+instances.errors.OptionError: field seed: must be an integer from 0 to 2147483647, got -1
 """
 
 from __future__ import annotations
@@ -21,36 +31,95 @@ import inspect
 import math
 import numbers
 import time
+import types
+import typing
 from typing import Any, Callable, Collection, Mapping, TypeVar
 
-from instances.errors import OptionError
+from instances.console import MAX_SECONDS, MAX_SEED, MAX_WORKERS
+from instances.errors import InstanceError, OptionError
 
-__all__ = ["time_limit", "workers", "flag", "choice", "no_unknown", "known_options", "Deadline"]
+__all__ = ["time_limit", "workers", "seed", "integer", "flag", "choice", "no_unknown", "known_options", "expect",
+           "typed", "ArgumentTypeError", "Deadline", "MAX_SECONDS", "MAX_SEED", "MAX_WORKERS", "MAX_ITERATIONS"]
+
+#: Iterations, evaluations or repetitions a heuristic may be asked for (``integer``'s default maximum).
+MAX_ITERATIONS = 10**9
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def time_limit(value: Any, name: str = "time_limit") -> float | None:
-    """A time limit in seconds: a finite positive real number, or ``None`` for no limit.
+def _shown(value: Any) -> str:
+    """``repr`` of a bad value, cut short (an integer of 400 digits stays one readable line)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
-    Booleans, strings, NaN, infinities and values <= 0 raise :class:`OptionError`.
+
+def time_limit(value: Any, name: str = "time_limit") -> float | None:
+    """A time limit in seconds: a finite positive real number up to :data:`MAX_SECONDS`, or ``None``.
+
+    Booleans, strings, NaN, infinities, values <= 0 and values above
+    :data:`MAX_SECONDS` (10^6 s, about 11.6 days; ``10**400`` included, which
+    ``float`` cannot even hold) raise :class:`OptionError`.
     """
     if value is None:
         return None
+    msg = f"must be a positive number of seconds (at most {MAX_SECONDS:g}) or None, got {_shown(value)}"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise OptionError(f"must be a positive number of seconds or None, got {value!r}", field=name)
-    seconds = float(value)
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise OptionError(f"must be a positive number of seconds or None, got {value!r}", field=name)
+        raise OptionError(msg, field=name)
+    try:
+        seconds = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise OptionError(msg, field=name) from None
+    if not (0 < seconds <= MAX_SECONDS):  # NaN fails too
+        raise OptionError(msg, field=name)
     return seconds
 
 
 def workers(value: Any, name: str = "workers") -> int | None:
-    """A thread count: an integer >= 1, or ``None`` for the backend's default."""
+    """A thread or worker count: an integer from 1 to :data:`MAX_WORKERS` (256), or ``None`` for the default."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise OptionError(f"must be an integer >= 1 or None, got {value!r}", field=name)
+    return integer(value, name, lo=1, hi=MAX_WORKERS)
+
+
+def seed(value: Any, name: str = "seed", *, allow_none: bool = True) -> int | None:
+    """A random seed: an integer from 0 to :data:`MAX_SEED` (``2**31 - 1``), or ``None`` where allowed.
+
+    numpy refuses negative seeds with its own ``ValueError`` and OR-Tools takes
+    a signed 32-bit ``random_seed``; one range for every function keeps a seed
+    that works in one place valid in every other. Booleans and floats
+    (``2.0`` included) are refused.
+
+    Examples
+    --------
+    >>> seed(0), seed(None), seed(2**31 - 1)
+    (0, None, 2147483647)
+    >>> seed(True)
+    Traceback (most recent call last):
+    ...
+    instances.errors.OptionError: field seed: must be an integer from 0 to 2147483647, got True
+    """
+    if value is None and allow_none:
+        return None
+    return integer(value, name, lo=0, hi=MAX_SEED)
+
+
+def integer(value: Any, name: str, *, lo: int = 1, hi: int = MAX_ITERATIONS) -> int:
+    """An integer option in ``[lo, hi]`` (an iteration count, a repetition count, a seed).
+
+    numpy integers are accepted; booleans, floats (even ``2.0``) and strings
+    are not.
+
+    Examples
+    --------
+    >>> integer(5, "max_iter")
+    5
+    >>> integer(2.5, "max_iter")
+    Traceback (most recent call last):
+    ...
+    instances.errors.OptionError: field max_iter: must be an integer from 1 to 1000000000, got 2.5
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
+        raise OptionError(f"must be an integer from {lo} to {hi}, got {_shown(value)}", field=name)
     return int(value)
 
 
@@ -65,6 +134,36 @@ def choice(value: Any, allowed: Collection[str], name: str) -> str:
     """One of the names in ``allowed``."""
     if not isinstance(value, str) or value not in allowed:
         raise OptionError(f"must be one of {', '.join(map(repr, allowed))}; got {value!r}", field=name)
+    return value
+
+
+class ArgumentTypeError(InstanceError, TypeError):
+    """A problem, schedule or workload argument of the wrong Python type (a dict, a file name).
+
+    Both a ``TypeError`` (it is a programming error, not bad data) and an
+    :class:`~instances.errors.InstanceError` (so that the command lines and
+    callers that catch the toolkit's errors print it as the one line it is).
+    """
+
+
+def expect(value: Any, types: type | tuple[type, ...], where: str, name: str = "problem") -> Any:
+    """Return ``value`` if it is one of ``types``, else raise :class:`ArgumentTypeError` in one line.
+
+    Public entry points call it on their problem or schedule argument first,
+    so a ``dict`` or a file name fails with a line naming the function and the
+    expected type instead of an ``AttributeError`` deep inside.
+
+    Examples
+    --------
+    >>> expect({}, (int, float), "bounds.mig.lower_bound")
+    Traceback (most recent call last):
+    ...
+    instances.options.ArgumentTypeError: bounds.mig.lower_bound: problem must be a builtins.int or builtins.float, got dict
+    """
+    if not isinstance(value, types):
+        kinds = types if isinstance(types, tuple) else (types,)
+        names = " or ".join(f"{t.__module__}.{t.__qualname__}" for t in kinds)
+        raise ArgumentTypeError(f"{where}: {name} must be a {names}, got {type(value).__name__}")
     return value
 
 
@@ -83,6 +182,94 @@ def no_unknown(options: Mapping[str, Any], where: str) -> None:
         raise OptionError(f"{where}: unknown option{'s' if len(options) > 1 else ''} {names}")
 
 
+#: Parameters whose annotated type :func:`known_options` and :func:`typed` check on every call.
+TYPED_FIRST = ("problem", "schedule", "workload", "plan", "solution", "trace")
+
+
+def _annotated_types(func: Callable[..., Any], annotation: Any) -> tuple[type, ...] | None:
+    """The classes an annotation names (``Problem | Workload``, ``Union[...]``, ``rt.RealtimeProblem``).
+
+    ``None`` where it names anything else (``Any``, a generic, a name that does
+    not resolve): such a parameter is not checked.
+    """
+    for _ in range(2):  # a quoted annotation under ``from __future__ import annotations`` is a string twice
+        if not isinstance(annotation, str):
+            break
+        try:
+            annotation = eval(annotation, dict(vars(typing)), func.__globals__)  # noqa: S307 (the module's own text)
+        except Exception:  # an annotation that does not evaluate at run time is only documentation
+            return None
+    kinds = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) \
+        else (annotation,)
+    if not kinds or not all(isinstance(k, type) and k not in (object, typing.Any) for k in kinds):
+        return None
+    return tuple(kinds)
+
+
+def _arg_checker(func: Callable[..., Any], where: str) -> Callable[[tuple, dict], None] | None:
+    """A check of ``func``'s problem, schedule and workload arguments against their annotations.
+
+    ``None`` where the function has no such parameter with a class annotation.
+    """
+    typed_params = [(i, p) for i, p in enumerate(inspect.signature(func).parameters.values())
+                    if p.name in TYPED_FIRST and p.annotation is not inspect.Parameter.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    if not typed_params:
+        return None
+    resolved: list[list[tuple[type, ...] | None]] = []  # on the first call: classes defined later resolve too
+
+    def check(args: tuple, kwargs: dict) -> None:
+        if not resolved:
+            resolved.append([_annotated_types(func, p.annotation) for _, p in typed_params])
+        for (i, p), kinds in zip(typed_params, resolved[0]):
+            if kinds is None:
+                continue
+            if i < len(args) and p.kind is not p.KEYWORD_ONLY:
+                value = args[i]
+            elif p.name in kwargs:
+                value = kwargs[p.name]
+            else:
+                continue  # a missing argument is Python's own TypeError; a default is the function's own
+            if not isinstance(value, kinds):
+                expect(value, kinds, where, p.name)
+
+    return check
+
+
+def typed(func: F) -> F:
+    """Decorate a public function so that a first argument of the wrong type is one :class:`ArgumentTypeError`.
+
+    Every parameter named ``problem``, ``schedule`` or ``workload`` and
+    annotated with classes (``HeteroProblem``, ``Problem | Workload``) is
+    checked with :func:`expect` on every call (one ``isinstance`` each), so
+    ``check(problem, "schedule.json")`` fails with one line naming the
+    argument. :func:`known_options` does the same; use this on functions that
+    take ``**options`` or need no keyword check.
+
+    Examples
+    --------
+    >>> @typed
+    ... def lower_bound(problem: "int | float") -> float:
+    ...     return problem + 0.5
+    >>> lower_bound(1)
+    1.5
+    >>> lower_bound("p.json")
+    Traceback (most recent call last):
+    ...
+    instances.options.ArgumentTypeError: instances.options.lower_bound: problem must be a builtins.int or builtins.float, got str
+    """
+    check = _arg_checker(func, f"{func.__module__}.{func.__qualname__}")
+    if check is None:
+        raise TypeError(f"typed: {func.__qualname__} has no annotated problem, schedule or workload parameter")
+
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        check(args, kwargs)
+        return func(*args, **kwargs)
+
+    return checked  # type: ignore[return-value]
+
+
 def known_options(func: F) -> F:
     """Decorate a public function so that an unknown keyword is an :class:`OptionError`, not a ``TypeError``.
 
@@ -90,7 +277,9 @@ def known_options(func: F) -> F:
     ``TypeError``; the toolkit's contract is one ``OptionError`` for every bad
     option, whichever function gets it (functions that take ``**options``
     call :func:`no_unknown` instead). Keywords the function declares pass
-    through untouched, at the cost of one set lookup each.
+    through untouched, at the cost of one set lookup each. Parameters named
+    ``problem``, ``schedule`` or ``workload`` are checked against their
+    annotations as :func:`typed` does.
 
     Examples
     --------
@@ -109,6 +298,7 @@ def known_options(func: F) -> F:
         raise TypeError(f"known_options: {func.__qualname__} takes **options; check them with no_unknown")
     names = frozenset(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
     where = f"{func.__module__}.{func.__qualname__}"
+    check_first = _arg_checker(func, where)
 
     @functools.wraps(func)
     def checked(*args: Any, **kwargs: Any) -> Any:
@@ -116,6 +306,8 @@ def known_options(func: F) -> F:
             unknown = [k for k in kwargs if k not in names]
             if unknown:
                 no_unknown(dict.fromkeys(unknown), where)
+        if check_first is not None:
+            check_first(args, kwargs)
         return func(*args, **kwargs)
 
     return checked  # type: ignore[return-value]

@@ -11,6 +11,7 @@ from typing import Sequence
 
 from instances.errors import InstanceError
 from instances.pairing_jobs import Job
+from instances.options import typed
 from instances.pairing_plan import Plan
 from instances.pairing_problem import PairingProblem, WeightedQueue
 from instances.pairing_space import Config
@@ -51,6 +52,7 @@ def _given_time(queue: WeightedQueue, members: Sequence[int]) -> float:
     return math.inf
 
 
+@typed
 def check(problem: PairingProblem | WeightedQueue, plan: Plan, tol: float = 1e-6,
           require_corun_pays: bool = True) -> list[str]:
     """Independent checker: the list of violations of ``plan`` ([] = feasible).

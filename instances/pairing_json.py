@@ -55,6 +55,7 @@ from instances.pairing_problem import PairingProblem, WeightedQueue
 from instances.pairing_slowdown import AnalyticModel
 from instances.pairing_space import ConfigSpace
 from instances.pairing_table import TableModel
+from instances.options import typed
 
 __all__ = ["load", "save", "from_dict", "to_dict"]
 
@@ -69,6 +70,7 @@ _ANALYTIC_FIELDS = tuple(f.name for f in dataclasses.fields(AnalyticModel))
 MAX_JOBS = 10_000
 
 
+@typed
 def to_dict(problem: PairingProblem | WeightedQueue) -> dict[str, Any]:
     """The JSON-able form of a problem, read back equal by :func:`from_dict`.
 
@@ -134,6 +136,7 @@ def load(path: str | Path) -> PairingProblem | WeightedQueue:
     return from_dict(files.read_json(path), source=str(path))
 
 
+@typed
 def save(problem: PairingProblem | WeightedQueue, path: str | Path) -> None:
     """Write a problem as JSON (floats written exactly, so ``load`` reads it back equal).
 

@@ -52,6 +52,7 @@ import numpy as np
 
 from instances.errors import InstanceError, OptionError
 from instances import files
+from instances.options import typed
 
 __all__ = [
     "COMPUTE", "MEMORY", "TYPES", "PERIODS", "B_FACTOR", "K_CONFLICT",
@@ -300,6 +301,7 @@ def in_conflict(is_memory: np.ndarray) -> np.ndarray:
     return np.where(is_memory, n_mem >= 2, n_cmp >= 2)
 
 
+@typed
 def wcets(problem: RealtimeProblem, tasks: Sequence[int], m: int) -> np.ndarray:
     """Execution times ``C_i(T(P), |P|)`` of ``tasks`` sharing a partition of ``m`` SMs.
 
@@ -315,6 +317,7 @@ def wcets(problem: RealtimeProblem, tasks: Sequence[int], m: int) -> np.ndarray:
     return np.where(conf, a["ac"][idx] / m + a["bc"][idx], a["an"][idx] / m + a["bn"][idx])
 
 
+@typed
 def utilization(problem: RealtimeProblem, tasks: Sequence[int], m: int = 1) -> float:
     """Conflict-aware utilisation ``sum_i C_i(T(P), m) / T_i`` of a would-be partition.
 
@@ -420,6 +423,7 @@ def demand_test(C: np.ndarray, D: np.ndarray, T: np.ndarray,
 TESTS = ("demand", "density")
 
 
+@typed
 def schedulable(problem: RealtimeProblem, tasks: Sequence[int], m: int,
                 test: str = "demand") -> bool:
     """Is ``tasks`` EDF-schedulable on one partition of ``m`` SMs?
@@ -445,6 +449,7 @@ def schedulable(problem: RealtimeProblem, tasks: Sequence[int], m: int,
     raise OptionError(f"unknown schedulability test {test!r}; use one of {TESTS}")
 
 
+@typed
 def lemma1_unschedulable(problem: RealtimeProblem) -> bool:
     """Lemma 1 (necessary test): the task set is NOT schedulable if ``sum C^n_i(1)/T_i > M``.
 
@@ -460,6 +465,7 @@ def lemma1_unschedulable(problem: RealtimeProblem) -> bool:
     return float(np.sum((a["an"] + a["bn"]) / a["T"])) > problem.sms * (1 + _REL)
 
 
+@typed
 def lemma2_min_size(problem: RealtimeProblem, i: int) -> int | None:
     """Lemma 2: the smallest ``m in 1..M`` with ``C^n_i(m) <= D_i`` (``None`` if none).
 
@@ -626,6 +632,7 @@ def simulate_edf(C: Sequence[float], D: Sequence[float], T: Sequence[float],
     return None
 
 
+@typed
 def check(problem: RealtimeProblem, solution: Solution, test: str = "edf") -> list[str]:
     """Independent feasibility check of a partitioning; ``[]`` means feasible.
 
@@ -703,11 +710,13 @@ def check(problem: RealtimeProblem, solution: Solution, test: str = "edf") -> li
 # --------------------------------------------------------------------------- metrics (Sec. 7.2)
 
 
+@typed
 def scheduled_utilization(problem: RealtimeProblem, solution: Solution) -> float:
     """Scheduled workload: ``sum_i C_i(T(P_i), 1) / T_i`` with each task's conflict status."""
     return sum(utilization(problem, p.tasks, 1) for p in solution.partitions)
 
 
+@typed
 def utilization_bounds(problem: RealtimeProblem) -> tuple[float, float]:
     """(best, worst) workload: every task without / with conflict (Fig. 6 bounds)."""
     a = problem.arrays
@@ -715,6 +724,7 @@ def utilization_bounds(problem: RealtimeProblem) -> tuple[float, float]:
             float(np.sum((a["ac"] + a["bc"]) / a["T"])))
 
 
+@typed
 def efficiency(problem: RealtimeProblem, solution: Solution) -> float:
     """Clustering efficiency (Fig. 6/8): ``(worst - W) / (worst - best)`` in ``[0, 1]``.
 
@@ -785,6 +795,7 @@ def load(path: str | Path) -> RealtimeProblem:
     return from_dict(files.read_json(path, RealtimeError), source=str(path))
 
 
+@typed
 def save(problem: RealtimeProblem, path: str | Path) -> None:
     """Write a problem JSON file."""
     Path(path).write_text(json.dumps(problem.to_dict(), indent=1))

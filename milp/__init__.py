@@ -60,8 +60,8 @@ def _lookup(problem: Any) -> tuple[str, Callable[..., Result]]:
             for c in classes:
                 _registered.setdefault(getattr(module, c), (family, solve))
             return family, solve
-    raise TypeError(f"solve_optimal: {type(problem).__name__} is not a problem type of a known family "
-                    f"({', '.join(FAMILIES)}); see milp.register")
+    raise opt.ArgumentTypeError(f"solve_optimal: problem got {type(problem).__name__}, which is not a problem type "
+                                f"of a known family ({', '.join(FAMILIES)}); see milp.register")
 
 
 @opt.known_options
@@ -77,7 +77,7 @@ def family_of(problem: Any) -> str:
     return _lookup(problem)[0]
 
 
-def solve_optimal(problem: Any, backend: str | None = None, **options: Any) -> Result:
+def solve_optimal(problem: Any, *, backend: str | None = None, **options: Any) -> Result:
     """Solve ``problem`` exactly, or to the time limit, with the chosen backend.
 
     Parameters

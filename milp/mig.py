@@ -123,6 +123,7 @@ def _default_hint(problem: Union[Problem, Workload]) -> tuple[Schedule | None, s
         return None, f"none (far failed: {type(exc).__name__}: {exc})"
 
 
+@opt.typed
 def solve(problem: Union[Problem, Workload], *, backend: str = "cpsat", reconfiguration: bool = True,
           time_limit: float | None = None, workers: int | None = None, hint: Schedule | None | bool = None,
           lower_bound: float | None = None, **options: Any) -> Result:

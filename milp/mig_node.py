@@ -282,6 +282,7 @@ def _decompose(problem: NodeProblem, deadline: opt.Deadline, incumbent: NodeSche
 # ---------------------------------------------------------------------------
 # entry
 
+@opt.typed
 def solve(problem: NodeProblem, backend: str = "cpsat", reconfiguration: bool = True,
           time_limit: float | None = None, workers: int | None = None, hint: NodeSchedule | None | bool = None,
           method: str = "auto", log: bool = False, seed: int = 0, **unknown: Any) -> Result:

@@ -237,6 +237,7 @@ def _concurrency(value: Any, problem: PairingProblem | WeightedQueue) -> int:
     return int(value)
 
 
+@opt.typed
 def solve(problem: PairingProblem | WeightedQueue, backend: str = "cpsat",
           time_limit: float | None = None, workers: int | None = None, *,
           concurrency: int | None = None, hint: bool = True, costs: Costs | None = None,
