@@ -304,8 +304,8 @@ def _resolution(value: Any) -> float | None:
     return float(value)
 
 
-def solve(problem: Workload, backend: str = "cpsat", time_limit: float | None = None, workers: int | None = None,
-          *, rules: str = "case", resolution: float | None = None, hint: Trace | None = None, log: bool = False,
+def solve(problem: Workload, *, backend: str = "cpsat", time_limit: float | None = None, workers: int | None = None,
+          rules: str = "case", resolution: float | None = None, hint: Trace | None = None, log: bool = False,
           **options: Any) -> Result:
     """Minimum makespan of ``problem`` under CASE's (or Slurm's) packing rules, or a proven bound.
 

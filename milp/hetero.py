@@ -358,7 +358,7 @@ def _our_bound(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: floa
     return float(mb.bound), {"bound": "multi-GPU Lagrangian", "bound_value": float(mb.bound)}
 
 
-def solve(problem: HeteroProblem, backend: str = "auto", time_limit: float | None = None,
+def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | None = None,
           workers: int | None = None, hint: Schedule | Sequence | None = None,
           log: bool = False, seed: int = 0, bound: bool = True, **options: Any) -> Result:
     """Solve the heterogeneous weighted-tardiness problem exactly (or to the time limit).

@@ -57,10 +57,10 @@ from instances.mig_retime import plan_from_runs, plan_from_schedule
 from instances.mig_schedule import Schedule, ScheduledTask
 from milp.result import TOLERANCE, Result
 
-__all__ = ["solve", "METHODS"]
+__all__ = ["solve", "EXACT_METHODS"]
 
 #: Values of the ``method`` option.
-METHODS = ("auto", "laminar", "intervals", "decompose")
+EXACT_METHODS = ("auto", "laminar", "intervals", "decompose")
 
 #: A single-GPU solve needs at least this many seconds of the budget to be started.
 _MIN_SOLVE = 0.05
@@ -283,7 +283,7 @@ def _decompose(problem: NodeProblem, deadline: opt.Deadline, incumbent: NodeSche
 # entry
 
 @opt.typed
-def solve(problem: NodeProblem, backend: str = "cpsat", reconfiguration: bool = True,
+def solve(problem: NodeProblem, *, backend: str = "cpsat", reconfiguration: bool = True,
           time_limit: float | None = None, workers: int | None = None, hint: NodeSchedule | None | bool = None,
           method: str = "auto", log: bool = False, seed: int = 0, **unknown: Any) -> Result:
     """Solve a node of g MIG GPUs to optimality, or to the time limit.
@@ -325,7 +325,7 @@ def solve(problem: NodeProblem, backend: str = "cpsat", reconfiguration: bool = 
     opt.choice(backend, ("cpsat",), "backend")
     workers = opt.workers(workers)
     opt.flag(reconfiguration, "reconfiguration")
-    opt.choice(method, METHODS, "method")
+    opt.choice(method, EXACT_METHODS, "method")
     opt.flag(log, "log")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise OptionError(f"must be an integer >= 0, got {seed!r}", field="seed")

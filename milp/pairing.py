@@ -238,8 +238,8 @@ def _concurrency(value: Any, problem: PairingProblem | WeightedQueue) -> int:
 
 
 @opt.typed
-def solve(problem: PairingProblem | WeightedQueue, backend: str = "cpsat",
-          time_limit: float | None = None, workers: int | None = None, *,
+def solve(problem: PairingProblem | WeightedQueue, *, backend: str = "cpsat",
+          time_limit: float | None = None, workers: int | None = None,
           concurrency: int | None = None, hint: bool = True, costs: Costs | None = None,
           log: bool = False, **options: Any) -> Result:
     """Optimal job sets for a window (set partitioning over the family's set times).

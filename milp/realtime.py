@@ -417,8 +417,8 @@ def _solve_enumerate(problem, test, deadline, capacity, l2, best, lb):
 # --------------------------------------------------------------------------- entry point
 
 
-def solve(problem: rt.RealtimeProblem, backend: str = "cpsat", time_limit: float | None = None,
-          workers: int | None = None, *, test: str = "density", capacity: bool = True,
+def solve(problem: rt.RealtimeProblem, *, backend: str = "cpsat", time_limit: float | None = None,
+          workers: int | None = None, test: str = "density", capacity: bool = True,
           hint: bool = True, log: bool = False, **options: Any) -> Result:
     """Minimum total SMs of a schedulable partitioning (see module docstring).
 

@@ -39,7 +39,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from instances import case, files, gpus, hetero, mig, pairing
+from instances import case, files, gpus, hetero, mig, mig_node, pairing
 from instances import realtime as rt
 from instances.errors import InstanceError
 
@@ -57,7 +57,7 @@ def _a30_problem() -> mig.Problem:
 
 def _seed_objects() -> dict[str, Any]:
     from heuristics import case as case_heuristics
-    from heuristics import far
+    from heuristics import far, far_node
     from heuristics import pairing as pairing_heuristics
 
     problem = _a30_problem()
@@ -66,11 +66,14 @@ def _seed_objects() -> dict[str, Any]:
     toy["name"] = "FuzzToy"
     inline["gpu"] = toy
     workload = mig.generate_workload([3, 2], [0.0, 4.0], gpu="A30", seed=1)
+    node = mig_node.generate(5, "A30", gpus=2, seed=3)
     return {
         "mig_problem": problem.to_dict(),
         "mig_inline_gpu": inline,
         "mig_workload": workload.to_dict(),
         "mig_schedule": far.schedule(problem).to_dict(),
+        "mig_node": node.to_dict(),
+        "mig_node_schedule": far_node.schedule(node).to_dict(),
         "gpu_spec": gpus.get("A100").to_dict(),
         "hetero": hetero.generate(4, ("T4", "A100-80GB"), seed=0).to_dict(),
         "realtime": rt.generate(n=4, utilization=2.0, sms=8, seed=0).to_dict(),
@@ -278,6 +281,10 @@ def _schedule_roundtrip(s: mig.Schedule) -> None:
     assert mig.Schedule.from_json(s.to_json()) == s
 
 
+def _node_schedule_roundtrip(s: mig_node.NodeSchedule) -> None:
+    assert mig_node.NodeSchedule.from_json(s.to_json()) == s
+
+
 def _plan_roundtrip(p: pairing.Plan) -> None:
     assert pairing.Plan.from_json(p.to_json()) == p
 
@@ -308,6 +315,8 @@ LOADERS: dict[str, tuple[Callable[[str], Any], type | tuple, Callable[[Any], Non
     "mig_inline_gpu": (mig.load, (mig.Problem, mig.Workload), _roundtrip_json(mig.save, mig.load)),
     "mig_workload": (mig.load, (mig.Problem, mig.Workload), _roundtrip_json(mig.save, mig.load)),
     "mig_schedule": (mig.Schedule.load, mig.Schedule, _schedule_roundtrip),
+    "mig_node": (mig_node.load, mig_node.NodeProblem, _roundtrip_json(mig_node.save, mig_node.load)),
+    "mig_node_schedule": (mig_node.NodeSchedule.load, mig_node.NodeSchedule, _node_schedule_roundtrip),
     "gpu_spec": (_load_gpu_spec, gpus.GPUSpec, _gpu_spec_roundtrip),
     "hetero": (hetero.load, hetero.HeteroProblem, _roundtrip_json(hetero.save, hetero.load)),
     "realtime": (rt.load, rt.RealtimeProblem, _roundtrip_json(rt.save, rt.load)),
