@@ -6,6 +6,7 @@ Usage::
     python -m benchmarks.case --markdown        # only the tables the README shows
     python -m benchmarks.case --seeds 3 --no-bound --png fig4.png
     python -m benchmarks.case --figures 3 --quiet
+    python -m benchmarks.case --jobs 2 --out results/case   # records; the same line again resumes
 
 Prints, per isolated:non-isolated ratio and configuration, the median over
 seeds of CASE's throughput improvement (Slurm makespan / CASE makespan) and
@@ -21,6 +22,12 @@ folder), and for small batches how far each method of
 ``heuristics.case.METHODS`` (or those named by ``--methods``; an unknown
 name is an error) is from the CP-SAT lower bound of :mod:`milp.case`.
 The default run takes about a minute.
+
+Every simulated batch and every exact solve is one task of
+:mod:`benchmarks.executor` (``--executor``, ``--jobs``); with ``--out DIR``
+each is recorded in ``DIR/records.jsonl`` as it finishes and the same
+command run again resumes from them (``--fresh`` starts over). A task that
+fails is left out of the tables and listed, and the command exits 1.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks import common
+from benchmarks import executor as ex
 from heuristics import case as sim
 from instances import case
 
@@ -42,37 +50,49 @@ FIGURES = {1: ("ABC", False, "A30, non-isolated footprints 1-6 GB"),
 MIXED = case.RATIOS[1:-1]
 
 
-def _bar(iterable, total: int, quiet: bool, desc: str):
-    return common.progress(iterable, total=total, quiet=quiet, desc=desc)
+def sim_task(task: tuple[int, str, str, int]) -> dict[str, float]:
+    """One batch of :func:`sweep` (an executor task): :func:`heuristics.case.compare` of CASE and Slurm,
+    plus the ablation's ``fifo_throughput`` and ``fifo_turnaround`` (CASE without the isolated-first
+    preference)."""
+    f, c, r, s = task
+    w = case.generate(c, r, seed=s, small=FIGURES[f][1])
+    row = sim.compare(w)
+    abl = sim.compare(w, isolated_first=False)
+    row.update({f"fifo_{k}": abl[k] for k in ("throughput", "turnaround")})
+    return row
 
 
-def sweep(figures: Sequence[int], seeds: int, quiet: bool) -> dict:
-    """``{(fig, cfg, ratio): [compare() dict per seed]}``."""
+def sweep(figures: Sequence[int], seeds: int, quiet: bool, executor: ex.Executor | None = None) -> dict:
+    """``{(fig, cfg, ratio): [compare() dict per seed]}``, one executor task per batch (a batch whose task
+    failed in a command's sweep is left out, and the command lists it)."""
     jobs = [(f, c, r, s) for f in figures for c in FIGURES[f][0] for r in case.RATIOS for s in range(seeds)]
-    out: dict = {}
-    for f, c, r, s in _bar(jobs, len(jobs), quiet, "simulating"):
-        w = case.generate(c, r, seed=s, small=FIGURES[f][1])
-        row = sim.compare(w)
-        abl = sim.compare(w, isolated_first=False)
-        row.update({f"fifo_{k}": abl[k] for k in ("throughput", "turnaround")})
-        out.setdefault((f, c, r), []).append(row)
+    rows = (executor or ex.Executor()).map(sim_task, jobs, quiet=quiet, desc="simulating", unit="batch",
+                                           label=lambda t: f"figure {t[0]} config {t[1]} ratio {t[2]} seed {t[3]}")
+    out: dict = {(f, c, r): [] for f, c, r, _ in jobs}
+    for (f, c, r, _), row in zip(jobs, rows):
+        if not isinstance(row, ex.Failed):
+            out[(f, c, r)].append(row)
     return out
 
 
 def _med(rows: list[dict], key: str) -> float:
-    return statistics.median(r[key] for r in rows)
+    """Median over the seeds (NaN when every seed's task failed)."""
+    return statistics.median(r[key] for r in rows) if rows else float("nan")
 
 
 def _mixed(res: dict, f: int, key: str) -> float:
-    """Mean over the figure's configurations and the mixed ratios of the median over seeds."""
-    return statistics.mean(_med(res[(f, c, r)], key) for c in FIGURES[f][0] for r in MIXED)
+    """Mean over the figure's configurations and the mixed ratios of the median over seeds (cells whose
+    every seed failed are left out)."""
+    cells = [_med(res[(f, c, r)], key) for c in FIGURES[f][0] for r in MIXED if res[(f, c, r)]]
+    return statistics.mean(cells) if cells else float("nan")
 
 
 def figure_table(f: int, res: dict) -> str:
     """One figure: per ratio and configuration, CASE over Slurm (throughput x, turnaround x)."""
     cfgs = FIGURES[f][0]
     header = ["ratio"] + [f"{c} {k}" for c in cfgs for k in ("thr", "tat")]
-    rows = [[r] + [f"{_med(res[(f, c, r)], k):.2f}" for c in cfgs for k in ("throughput", "turnaround")]
+    rows = [[r] + [f"{_med(res[(f, c, r)], k):.2f}" if res[(f, c, r)] else "failed"
+                   for c in cfgs for k in ("throughput", "turnaround")]
             for r in case.RATIOS]
     return common.markdown_table(header, rows)
 
@@ -147,32 +167,50 @@ def plot_figure4(path: str, seed: int) -> dict[str, float]:
     return out
 
 
-def bound_table(n: int, seeds: int, time_limit: float, quiet: bool, methods: Sequence[str] = tuple(sim.METHODS),
-                markdown: bool = False) -> None:
-    """Small batches against the CP-SAT lower bound of :mod:`milp.case`: per batch (the report) or, with
-    ``markdown``, the median makespan / lower bound of every method (the README's table)."""
+def bound_task(task: tuple[str, str, int, int, float, tuple[str, ...]]) -> dict:
+    """One small batch of :func:`bound_table` (an executor task): every method's makespan and the exact
+    solves under CASE's and under Slurm's packing rules (status, objective, lower bound)."""
     from milp import solve_optimal
 
+    c, r, s, n, time_limit, methods = task
+    w = case.generate(c, r, n=n, seed=s)
+    makespans = {m: sim.METHODS[m](w).makespan for m in methods}
+    res = solve_optimal(w, time_limit=time_limit, workers=1)
+    rs = solve_optimal(w, time_limit=time_limit, workers=1, rules="slurm")
+    return {"makespans": makespans, "status": str(res.status), "lb": res.lower_bound, "objective": res.objective,
+            "slurm": {"status": str(rs.status), "lb": rs.lower_bound, "objective": rs.objective}}
+
+
+def bound_table(n: int, seeds: int, time_limit: float, quiet: bool, methods: Sequence[str] = tuple(sim.METHODS),
+                markdown: bool = False, executor: ex.Executor | None = None) -> None:
+    """Small batches against the CP-SAT lower bound of :mod:`milp.case`: per batch (the report) or, with
+    ``markdown``, the median makespan / lower bound of every method (the README's table). One executor
+    task per batch; a batch whose task failed shows as failed and counts in no median."""
     cases = [(c, r, s) for c in ("A", "D") for r in ("1:1", "1:4", "0:1") for s in range(seeds)]
     caption = (f"Exact reference (milp.case, CP-SAT, {time_limit:g} s, CASE packing rules, no worker limit, "
                f"no slowdown), batches of {n} jobs")
+    tasks = [(c, r, s, n, time_limit, tuple(methods)) for c, r, s in cases]
+    results = (executor or ex.Executor()).map(bound_task, tasks, quiet=quiet, desc="solving", unit="batch",
+                                              label=lambda t: f"bound config {t[0]} ratio {t[1]} seed {t[2]}")
     rows = []
     ratios: dict[str, list[float]] = {m: [] for m in methods}
-    proven = 0
-    for c, r, s in _bar(cases, len(cases), quiet, "solving"):
-        w = case.generate(c, r, n=n, seed=s)
-        traces = {m: sim.METHODS[m](w) for m in methods}
-        res = solve_optimal(w, time_limit=time_limit, workers=1)
-        rs = solve_optimal(w, time_limit=time_limit, workers=1, rules="slurm")
-        lb = res.lower_bound
-        proven += res.status.value == "OPTIMAL"
-        for m, t in traces.items():
-            ratios[m].append(t.makespan / lb)
-        srule = f"{rs.objective:.1f}" + ("" if rs.status.value == "OPTIMAL" else f" (LB {rs.lower_bound:.1f})")
-        rows.append([c, r, s, res.status, f"{lb:.1f}", f"{res.objective:.1f}"]
-                    + [f"{t.makespan / lb:.2f}" for t in traces.values()] + [srule])
+    proven = failed = 0
+    for (c, r, s), got in zip(cases, results):
+        if isinstance(got, ex.Failed):
+            failed += 1
+            rows.append([c, r, s, "failed", "", ""] + [""] * len(methods) + [""])
+            continue
+        lb, rs = got["lb"], got["slurm"]
+        proven += got["status"] == "OPTIMAL"
+        for m, makespan in got["makespans"].items():
+            ratios[m].append(makespan / lb)
+        srule = f"{rs['objective']:.1f}" + ("" if rs["status"] == "OPTIMAL" else f" (LB {rs['lb']:.1f})")
+        rows.append([c, r, s, got["status"], f"{lb:.1f}", f"{got['objective']:.1f}"]
+                    + [f"{makespan / lb:.2f}" for makespan in got["makespans"].values()] + [srule])
+    ratios = {m: v or [float("nan")] for m, v in ratios.items()}
     if markdown:
-        print(f"\n{caption}; {len(cases)} batches, optimum proven on {proven}:\n")
+        shown = f"{len(cases)} batches" + (f" ({failed} failed)" if failed else "")
+        print(f"\n{caption}; {shown}, optimum proven on {proven}:\n")
         print(common.markdown_table(["method", "median makespan / lower bound"],
                                     [[m, f"{statistics.median(v):.2f}"] for m, v in ratios.items()]))
         return
@@ -202,13 +240,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--methods", type=common.comma_choices(sim.METHODS, "method"), default=None,
                     help=f"comma list from heuristics.case.METHODS for the bound table "
                          f"(default: all, {','.join(sim.METHODS)})")
+    ex.add_arguments(ap)
     common.add_markdown(ap)
     common.add_quiet(ap)
     args = ap.parse_args(argv)
     methods = args.methods or list(sim.METHODS)
     figures = sorted(int(f) for f in args.figures)
+    executor = ex.from_args(ap, args)
 
-    res = sweep(figures, args.seeds, args.quiet)
+    res = sweep(figures, args.seeds, args.quiet, executor)
     md = args.markdown
     if md:
         print(f"Mixed-ratio averages (4:1 .. 1:4), median of {args.seeds} seed{'s' if args.seeds > 1 else ''} "
@@ -235,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"Slurm {100 * util['slurm']:.1f} %, CASE {100 * util['case']:.1f} % "
               f"({util['case'] / util['slurm']:.2f}x)", file=sys.stderr if md else sys.stdout)
     if not args.no_bound:
-        bound_table(args.bound_n, args.bound_seeds, args.time_limit, args.quiet, methods, md)
+        bound_table(args.bound_n, args.bound_seeds, args.time_limit, args.quiet, methods, md, executor)
     return 0
 
 

@@ -117,35 +117,42 @@ def tie_cell(task: tuple[int, int, str, str, str]) -> dict[str, Any]:
 
 def ties_sweep(ns: Sequence[int], reps: int, seed: int, gpu: str, workload: str, times: str,
                runner: ex.Executor, quiet: bool = True) -> dict[int, dict[str, Any]]:
-    """Per n: statistics of reference / ours (phase 2 and refined) and of best / ours (refined)."""
+    """Per n: statistics of reference / ours (phase 2 and refined) and of best / ours (refined) over the
+    instances that finished (``done``; ``failed`` more were asked for, left out and listed by the command)."""
     tasks = [(n, seed + 1000 * i + r, gpu, workload, times) for i, n in enumerate(ns) for r in range(reps)]
     cells = runner.map(tie_cell, tasks, quiet=quiet, desc="instances", label=lambda t: f"n={t[0]} seed={t[1]}")
     res: dict[int, dict[str, Any]] = {}
     for i, n in enumerate(ns):
         mine = ex.succeeded(cells[i * reps:(i + 1) * reps])  # a failed instance is left out (and listed)
+        row: dict[str, Any] = {"done": len(mine), "failed": reps - len(mine)}
+        res[n] = row
         if not mine:
             continue
-        row: dict[str, Any] = {}
         for key, a, b, phase in (("p2", "reference", "ours", 0), ("ref", "reference", "ours", 1),
                                  ("best", "best", "ours", 1)):
             ratios = [c[a][phase] / c[b][phase] for c in mine]
             row[key] = {"mean": statistics.fmean(ratios), "sd": statistics.pstdev(ratios),
                         "min": min(ratios), "max": max(ratios), "differ": sum(x != 1.0 for x in ratios)}
-        res[n] = row
     return res
 
 
 def format_ties(res: dict[int, dict[str, Any]], reps: int, gpu: str, workload: str, times: str,
                 markdown: bool = False) -> str:
-    """The ties table: one row per n."""
+    """The ties table: one row per n; a ``failed`` column when instances failed (the figures are over the
+    instances that finished, and so is the count of differing ones)."""
     caption = (f"FAR, authors' tie rules / ours: makespan ratio over {reps} instances per n ({gpu}, {workload}, "
                f"{times}); mean +- sd [min, max] (differing instances)")
-    header = ["n", "phases 1+2", "refined", "best / ours (refined)"]
+    failures = any(r.get("failed", 0) for r in res.values())
+    header = ["n", "phases 1+2", "refined", "best / ours (refined)"] + (["failed"] if failures else [])
 
-    def cell(s: dict[str, Any]) -> str:
-        return f"{s['mean']:.4f} +- {s['sd']:.4f} [{s['min']:.3f}, {s['max']:.3f}] ({s['differ']}/{reps})"
+    def cell(r: dict[str, Any], key: str) -> str:
+        if key not in r:
+            return "failed"
+        s, done = r[key], r.get("done", reps)
+        return f"{s['mean']:.4f} +- {s['sd']:.4f} [{s['min']:.3f}, {s['max']:.3f}] ({s['differ']}/{done})"
 
-    rows = [[n, cell(r["p2"]), cell(r["ref"]), cell(r["best"])] for n, r in res.items()]
+    rows = [[n] + [cell(r, k) for k in ("p2", "ref", "best")] + ([f"{r['failed']}/{reps}"] if failures else [])
+            for n, r in res.items()]
     return "\n".join([caption, ""] + [common.markdown_table(header, rows)] if markdown
                      else [caption, common.markdown_table(header, rows)])
 

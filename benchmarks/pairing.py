@@ -33,10 +33,19 @@ them, W = 200 included) is also solved exactly, so the "Algorithm 1 =
 exact" column counts proven optima only. ``--markdown`` prints the tables
 the README shows. The default run takes about a minute on a 2-core machine.
 
+Every job mix, generated queue and the pipeline timing is one task of
+:mod:`benchmarks.executor` (``--executor``, ``--jobs``; the timing runs
+after the others, alone); with ``--out DIR`` each is recorded in
+``DIR/records.jsonl`` as it finishes and the same command run again
+resumes from them (``--fresh`` starts over). A task that fails shows as
+failed (or counts in no mean, the seeds column says so) and the command
+exits 1.
+
 Examples
 --------
 ``python -m benchmarks.pairing --quiet --seeds 2 --timing-runs 3``
 ``python -m benchmarks.pairing --quiet --markdown``
+``python -m benchmarks.pairing --jobs 2 --out results/pairing`` (records; the same line again resumes)
 """
 
 from __future__ import annotations
@@ -44,8 +53,10 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from typing import Any
 
 from benchmarks import common
+from benchmarks import executor as ex
 from heuristics import pairing as hp
 from instances import pairing
 
@@ -74,9 +85,29 @@ def _speedup(base: float, t: float) -> float:
     return (base / t - 1.0) * 100.0
 
 
-def _policies(problem: pairing.PairingProblem, methods, exact: bool = True):
-    """Plans, totals and planning times of the chosen C = 2 methods for one problem."""
-    out = {"plans": {}, "total": {}, "plan_s": {}}
+def _model_spec(model) -> Any:
+    """What a task carries of the slowdown model: the model itself, or a table model's measurements
+    (every task holds what it needs, and its records key changes with the data, not with a file name)."""
+    if isinstance(model, pairing.TableModel):
+        return ("table", tuple(sorted(model.table.items())), model.source)
+    return model
+
+
+def _model(spec: Any):
+    """The slowdown model of :func:`_model_spec`'s ``spec``."""
+    if isinstance(spec, tuple) and spec[0] == "table":
+        return pairing.TableModel(dict(spec[1]), source=spec[2])
+    return spec
+
+
+def _policies(problem: pairing.PairingProblem, methods, exact: bool = True) -> dict[str, Any]:
+    """Totals, planning times and job sets of the chosen C = 2 methods for one problem, and its exact optimum.
+
+    Plain data (a task's result is recorded): ``total``, ``plan_s`` and
+    ``sets`` (the job names of every set) per method; ``exact`` and
+    ``exact_status`` with ``exact``.
+    """
+    out: dict[str, Any] = {"total": {}, "plan_s": {}, "sets": {}}
     for name in methods:
         t0 = time.perf_counter()
         plan = hp.METHODS[name](problem)
@@ -84,14 +115,77 @@ def _policies(problem: pairing.PairingProblem, methods, exact: bool = True):
         errs = pairing.check(problem, plan)
         if errs:
             raise RuntimeError(f"{name} plan rejected by the checker: {errs[:2]}")
-        out["plans"][name] = plan
         out["total"][name] = plan.total_time
+        out["sets"][name] = [list(x.jobs) for x in plan.sets]
     if exact:
         from milp.pairing import solve
         res = solve(problem, backend="cpsat", time_limit=60)
         out["exact"] = res.objective
         out["exact_status"] = str(res.status)
     return out
+
+
+def mix_task(task: tuple) -> dict[str, Any]:
+    """One Table 6 job mix at one power cap (an executor task): :func:`_policies` with the exact optimum."""
+    pt, mix, spec, cols = task
+    prob = pairing.PairingProblem(pairing.job_mix(mix), pairing.ConfigSpace(p_total=pt), _model(spec))
+    return {"W": prob.W, **_policies(prob, cols)}
+
+
+def queue_task(task: tuple) -> dict[str, Any]:
+    """One generated queue (an executor task): :func:`_policies`, with the exact optimum when ``solve``."""
+    pt, W, seed, spec, cols, solve = task
+    model = _model(spec)
+    prob = pairing.PairingProblem(pairing.generate(W, seed=seed, apps=_table_apps(model)),
+                                  pairing.ConfigSpace(p_total=pt), model)
+    return _policies(prob, cols, exact=solve)
+
+
+def triple_task(task: tuple) -> dict[str, Any]:
+    """One generated queue of the C = 3 comparison (an executor task): each method's total time over the
+    exact C = 3 optimum (or its proven bound), and the exact solve's seconds."""
+    from milp.pairing import solve
+
+    p_total, W, seed, spec, cols = task
+    model = _model(spec)
+    prob = pairing.PairingProblem(pairing.generate(W, seed=seed, apps=_table_apps(model)),
+                                  pairing.ConfigSpace(p_total=p_total), model, 3)
+    costs = pairing.costs_of(prob, triples=True)
+    t0 = time.perf_counter()
+    res = solve(prob, backend="cpsat", costs=costs, time_limit=60)
+    seconds = time.perf_counter() - t0
+    opt = res.objective if res.proven else res.lower_bound
+    ratios = {}
+    for m in cols:
+        plan = hp.METHODS[m](prob)
+        if pairing.check(prob, plan):
+            raise RuntimeError(f"{m} plan rejected by the checker: {pairing.check(prob, plan)[:2]}")
+        ratios[m] = plan.total_time / opt
+    return {"ratios": ratios, "solve_s": seconds}
+
+
+def timing_task(task: tuple) -> dict[str, Any]:
+    """The pipeline timing (an executor task, run alone: the sections before it have finished): seconds
+    of the configuration search, of matching + split, and in total, per run."""
+    W, runs, p_total, spec = task
+    model = _model(spec)
+    prob = pairing.PairingProblem(pairing.generate(W, seed=0, apps=_table_apps(model)),
+                                  pairing.ConfigSpace(p_total=p_total), model)
+    hp.algorithm1(prob)  # warm-up: imports (highspy, networkx) are not planning time
+    tot, srch, match = [], [], []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        costs = pairing.search(prob)
+        t1 = time.perf_counter()
+        plan = hp.algorithm1(prob, costs=costs)
+        t2 = time.perf_counter()
+        tot.append(t2 - t0)
+        srch.append(t1 - t0)
+        match.append(t2 - t1)
+    errs = pairing.check(prob, plan)
+    if errs:
+        raise RuntimeError(f"W={W} plan rejected by the checker: {errs[:2]}")
+    return {"total": tot, "search": srch, "match": match, "configs": len(prob.space.corun_configs(2))}
 
 
 def _table_apps(model):
@@ -110,8 +204,20 @@ def _heading(title: str, markdown: bool) -> list[str]:
     return [f"{title}:", ""] if markdown else [f"## {title}", ""]
 
 
-def table6(p_totals, model, quiet: bool, methods=C2_METHODS, markdown: bool = False) -> list[str]:
-    """The paper's Table 6 job mixes: total time per method, the exact optimum, speed-ups over naive TS."""
+def _run(executor: ex.Executor | None, fn, tasks: list, quiet: bool, desc: str, label) -> list:
+    """``executor.map(fn, tasks)``: a failed task's place holds its :class:`benchmarks.executor.Failed`."""
+    return (executor or ex.Executor()).map(fn, tasks, quiet=quiet, desc=desc, unit="task", label=label)
+
+
+def _seeds(done: int, asked: int) -> str:
+    """The seeds column: the queues that finished (and how many failed)."""
+    return str(done) if done == asked else f"{done} ({asked - done} failed)"
+
+
+def table6(p_totals, model, quiet: bool, methods=C2_METHODS, markdown: bool = False,
+           executor: ex.Executor | None = None) -> list[str]:
+    """The paper's Table 6 job mixes: total time per method, the exact optimum, speed-ups over naive TS
+    (one executor task per mix and cap; a failed one shows as failed)."""
     cols = [m for m in C2_METHODS if m in methods]
     base = "ts-naive" if "ts-naive" in cols else None
     ups = [m for m in cols if m != base] if base else []
@@ -123,16 +229,19 @@ def table6(p_totals, model, quiet: bool, methods=C2_METHODS, markdown: bool = Fa
         header = (["mix", "W", "P_total"] + [f"{_label(m)} [s]" for m in cols] + ["exact [s]"]
                   + [f"speed-up {_label(m)}" for m in ups] + ["planning [ms]", "job sets"])
     apps = _table_apps(model)
-    rows = []
     todo = [(pt, mix) for pt in p_totals for mix in (1, 2, 3)]
-    for pt, mix in common.progress(todo, quiet=quiet, desc="job mixes"):
-        if apps is not None and not set(pairing.JOB_MIXES[mix]) <= set(apps):
+    known = [(pt, mix) for pt, mix in todo if apps is None or set(pairing.JOB_MIXES[mix]) <= set(apps)]
+    spec = _model_spec(model)
+    results = dict(zip(known, _run(executor, mix_task, [(pt, mix, spec, tuple(cols)) for pt, mix in known],
+                                   quiet, "job mixes", lambda t: f"JobMix{t[1]} P_total {t[0]:g}")))
+    rows = []
+    for pt, mix in todo:
+        r = results.get((pt, mix))
+        if r is None or isinstance(r, ex.Failed):
             cells = [f"JobMix{mix}"] + ([] if markdown else [""]) + [f"{pt:g}"]
-            cells.append("skipped: the table lacks some of its programs")
+            cells.append("failed" if r is not None else "skipped: the table lacks some of its programs")
             rows.append(cells + [""] * (len(header) - len(cells)))
             continue
-        prob = pairing.PairingProblem(pairing.job_mix(mix), pairing.ConfigSpace(p_total=pt), model)
-        r = _policies(prob, cols)
         shown = "algorithm1" if "algorithm1" in cols else cols[-1]
         exact = f"{r['exact']:.2f}" + ("" if r["exact_status"] == "OPTIMAL" else f" ({r['exact_status']})")
         totals = [f"{r['total'][m]:.2f}" for m in cols]
@@ -140,16 +249,17 @@ def table6(p_totals, model, quiet: bool, methods=C2_METHODS, markdown: bool = Fa
         if markdown:
             rows.append([f"JobMix{mix}", f"{pt:g}"] + totals + [exact] + speed)
         else:
-            sets = ", ".join("-".join(x.jobs) for x in r["plans"][shown].sets)
-            rows.append([f"JobMix{mix}", str(prob.W), f"{pt:g}"] + totals + [exact] + speed
+            sets = ", ".join("-".join(jobs) for jobs in r["sets"][shown])
+            rows.append([f"JobMix{mix}", str(r["W"]), f"{pt:g}"] + totals + [exact] + speed
                         + [f"{r['plan_s'][shown] * 1e3:.1f}", sets])
     return _heading(f"Table 6 job mixes, {kind}, total time of the window", markdown) + \
         [common.markdown_table(header, rows)]
 
 
 def generated(p_totals, Ws, seeds, model, quiet: bool, exact_max_W: int = 200,
-              methods=C2_METHODS, markdown: bool = False) -> list[str]:
-    """Generated queues: mean speed-ups over ``seeds`` queues per (W, P_total), Algorithm 1 against the optimum."""
+              methods=C2_METHODS, markdown: bool = False, executor: ex.Executor | None = None) -> list[str]:
+    """Generated queues: mean speed-ups over ``seeds`` queues per (W, P_total), Algorithm 1 against the optimum
+    (one executor task per queue; a failed one counts in no mean, the seeds column says so)."""
     cols = [m for m in C2_METHODS if m in methods]
     base = "ts-naive" if "ts-naive" in cols else None
     ups = [m for m in cols if m != base] if base else []
@@ -157,95 +267,84 @@ def generated(p_totals, Ws, seeds, model, quiet: bool, exact_max_W: int = 200,
     header = (["W", "P_total", "seeds"] + [f"speed-up {_label(m)}" for m in ups]
               + (["Algorithm 1 = exact (proven optima)"] + ([] if markdown else ["jobs co-run / W", "planning [ms]"])
                  if alg else ["exact [s]"]))
-    rows = []
     todo = [(pt, W) for pt in p_totals for W in Ws]
-    for pt, W in common.progress(todo, quiet=quiet, desc="generated queues"):
+    spec = _model_spec(model)
+    tasks = [(pt, W, s, spec, tuple(cols), W <= exact_max_W) for pt, W in todo for s in range(seeds)]
+    results = _run(executor, queue_task, tasks, quiet, "generated queues",
+                   lambda t: f"queue W={t[1]} P_total {t[0]:g} seed {t[2]}")
+    rows = []
+    for k, (pt, W) in enumerate(todo):
+        done = ex.succeeded(results[k * seeds:(k + 1) * seeds])
+        if not done:
+            rows.append([str(W), f"{pt:g}", _seeds(0, seeds)] + ["failed"] * (len(header) - 3))
+            continue
         su = {m: [] for m in ups}
-        eq, proven, frac, plan_ms, ex = 0, 0, [], [], []
+        eq, proven, frac, plan_ms, exs = 0, 0, [], [], []
         solve = W <= exact_max_W
-        for s in range(seeds):
-            prob = pairing.PairingProblem(pairing.generate(W, seed=s, apps=_table_apps(model)),
-                                          pairing.ConfigSpace(p_total=pt), model)
-            r = _policies(prob, cols, exact=solve)
+        for r in done:
             for m in ups:
                 su[m].append(_speedup(r["total"][base], r["total"][m]))
             ok = solve and r["exact_status"] == "OPTIMAL"
             proven += ok
             if ok:
-                ex.append(r["exact"])
+                exs.append(r["exact"])
             if alg:
-                plan = r["plans"]["algorithm1"]
-                eq += ok and abs(r["exact"] - plan.total_time) <= 1e-6 * r["exact"]
-                frac.append(sum(len(x.jobs) for x in plan.sets if len(x.jobs) > 1) / W)
+                total = r["total"]["algorithm1"]
+                eq += ok and abs(r["exact"] - total) <= 1e-6 * r["exact"]
+                frac.append(sum(len(jobs) for jobs in r["sets"]["algorithm1"] if len(jobs) > 1) / W)
                 plan_ms.append(r["plan_s"]["algorithm1"] * 1e3)
         if not solve:
             exact_txt = f"not solved (W > --exact-max-W {exact_max_W})"
         else:
-            exact_txt = f"{eq}/{proven}" + (f" ({seeds - proven} not proven)" if proven < seeds else "")
-        row = [str(W), f"{pt:g}", str(seeds)] + [f"{statistics.mean(su[m]):.1f}%" for m in ups]
+            exact_txt = f"{eq}/{proven}" + (f" ({len(done) - proven} not proven)" if proven < len(done) else "")
+        row = [str(W), f"{pt:g}", _seeds(len(done), seeds)] + [f"{statistics.mean(su[m]):.1f}%" for m in ups]
         if alg:
             row.append(exact_txt)
             if not markdown:
                 row += [f"{statistics.mean(frac):.2f}", f"{statistics.median(plan_ms):.1f}"]
         else:
-            row.append(f"{statistics.mean(ex):.2f}" if ex else exact_txt)
+            row.append(f"{statistics.mean(exs):.2f}" if exs else exact_txt)
         rows.append(row)
     return _heading("Generated queues (means over seeds)", markdown) + [common.markdown_table(header, rows)]
 
 
-def triples(p_total, Ws, seeds, model, quiet: bool, methods=C3_METHODS, markdown: bool = False) -> list[str]:
-    """C = 3: each method's total time over the exact C = 3 optimum (or its proven bound)."""
-    from milp.pairing import solve
+def triples(p_total, Ws, seeds, model, quiet: bool, methods=C3_METHODS, markdown: bool = False,
+            executor: ex.Executor | None = None) -> list[str]:
+    """C = 3: each method's total time over the exact C = 3 optimum (or its proven bound); one executor task
+    per queue (a failed one counts in no mean, the seeds column says so)."""
     cols = [m for m in C3_METHODS if m in methods]
     header = ["W", "seeds"] + [f"{_label(m)} / C=3 OPT" for m in cols] + ["exact C=3 solve [s]"]
+    spec = _model_spec(model)
+    tasks = [(p_total, W, 100 + s, spec, tuple(cols)) for W in Ws for s in range(seeds)]
+    results = _run(executor, triple_task, tasks, quiet, "C=3", lambda t: f"C=3 queue W={t[1]} seed {t[2]}")
     rows = []
-    for W in common.progress(Ws, quiet=quiet, desc="C=3"):
-        ratios, ts = {m: [] for m in cols}, []
-        for s in range(seeds):
-            prob = pairing.PairingProblem(pairing.generate(W, seed=100 + s,
-                                                           apps=_table_apps(model)),
-                                          pairing.ConfigSpace(p_total=p_total), model, 3)
-            costs = pairing.costs_of(prob, triples=True)
-            t0 = time.perf_counter()
-            res = solve(prob, backend="cpsat", costs=costs, time_limit=60)
-            ts.append(time.perf_counter() - t0)
-            opt = res.objective if res.proven else res.lower_bound
-            for m in cols:
-                plan = hp.METHODS[m](prob)
-                if pairing.check(prob, plan):
-                    raise RuntimeError(f"{m} plan rejected by the checker: {pairing.check(prob, plan)[:2]}")
-                ratios[m].append(plan.total_time / opt)
-        rows.append([str(W), str(seeds)]
+    for k, W in enumerate(Ws):
+        done = ex.succeeded(results[k * seeds:(k + 1) * seeds])
+        if not done:
+            rows.append([str(W), _seeds(0, seeds)] + ["failed"] * (len(header) - 2))
+            continue
+        ratios = {m: [r["ratios"][m] for r in done] for m in cols}
+        rows.append([str(W), _seeds(len(done), seeds)]
                     + [f"{statistics.mean(ratios[m]):.4f} (max {max(ratios[m]):.4f})" for m in cols]
-                    + [f"{statistics.median(ts):.2f}"])
+                    + [f"{statistics.median(r['solve_s'] for r in done):.2f}"])
     return _heading(f"C = 3 (triples) on generated queues, P_total {p_total:g}", markdown) + \
         [common.markdown_table(header, rows)]
 
 
-def timing(W: int, runs: int, p_total: float, model, quiet: bool, markdown: bool = False) -> list[str]:
+def timing(W: int, runs: int, p_total: float, model, quiet: bool, markdown: bool = False,
+           executor: ex.Executor | None = None) -> list[str]:
     """Wall time of the full pipeline (configuration search, matching, split) at window size ``W``."""
-    prob = pairing.PairingProblem(pairing.generate(W, seed=0, apps=_table_apps(model)),
-                                  pairing.ConfigSpace(p_total=p_total), model)
-    hp.algorithm1(prob)  # warm-up: imports (highspy, networkx) are not planning time
-    tot, srch, match = [], [], []
-    for _ in common.progress(range(runs), quiet=quiet, desc=f"W={W} pipeline"):
-        t0 = time.perf_counter()
-        costs = pairing.search(prob)
-        t1 = time.perf_counter()
-        plan = hp.algorithm1(prob, costs=costs)
-        t2 = time.perf_counter()
-        tot.append(t2 - t0)
-        srch.append(t1 - t0)
-        match.append(t2 - t1)
-    errs = pairing.check(prob, plan)
-    if errs:
-        raise RuntimeError(f"W={W} plan rejected by the checker: {errs[:2]}")
+    header = ["W", "pairs", "configurations / pair", "runs", "search [s]", "matching + split [s]",
+              "total median [s]", "total max [s]"]
+    (r,) = _run(executor, timing_task, [(W, runs, p_total, _model_spec(model))], quiet, f"W={W} pipeline",
+                lambda t: f"pipeline timing W={t[0]}")
     pairs = W * (W - 1) // 2
-    return _heading("Full pipeline timing", markdown) + [common.markdown_table(
-        ["W", "pairs", "configurations / pair", "runs", "search [s]", "matching + split [s]",
-         "total median [s]", "total max [s]"],
-        [[W, pairs, len(prob.space.corun_configs(2)), runs, f"{statistics.median(srch):.3f}",
-          f"{statistics.median(match):.3f}", f"{statistics.median(tot):.3f}", f"{max(tot):.3f}"]])]
+    if isinstance(r, ex.Failed):
+        row = [W, pairs] + ["failed"] * (len(header) - 2)
+    else:
+        row = [W, pairs, r["configs"], runs, f"{statistics.median(r['search']):.3f}",
+               f"{statistics.median(r['match']):.3f}", f"{statistics.median(r['total']):.3f}", f"{max(r['total']):.3f}"]
+    return _heading("Full pipeline timing", markdown) + [common.markdown_table(header, [row])]
 
 
 #: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
@@ -269,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", help="slowdown CSV for a measured TableModel (default: the analytic model)")
     ap.add_argument("--methods", type=common.comma_choices(hp.METHODS, "method"), default=None,
                     help=f"comma list from heuristics.pairing.METHODS (default: all, {','.join(hp.METHODS)})")
+    ex.add_arguments(ap)
     common.add_markdown(ap)
     common.add_quiet(ap)
     args = ap.parse_args(argv)
@@ -281,15 +381,17 @@ def main(argv: list[str] | None = None) -> int:
         model = pairing.TableModel.from_csv(args.table) if args.table else pairing.AnalyticModel()
     except pairing.InstanceError as e:
         ap.error(str(e))
+    executor = ex.from_args(ap, args)
     md = args.markdown
-    out = table6(args.p_total, model, args.quiet, methods, md)
-    out += [""] + generated(args.p_total, args.W, args.seeds, model, args.quiet, args.exact_max_W, methods, md)
+    out = table6(args.p_total, model, args.quiet, methods, md, executor)
+    out += [""] + generated(args.p_total, args.W, args.seeds, model, args.quiet, args.exact_max_W, methods, md,
+                            executor)
     if args.triple_W and not _has_triples(model):
         out += ["", "C = 3 skipped: the slowdown table has no triple measurements."]
     elif args.triple_W and any(m in C3_METHODS for m in methods):
-        out += [""] + triples(args.p_total[0], args.triple_W, args.seeds, model, args.quiet, methods, md)
+        out += [""] + triples(args.p_total[0], args.triple_W, args.seeds, model, args.quiet, methods, md, executor)
     if args.timing_W:
-        out += [""] + timing(args.timing_W, args.timing_runs, args.p_total[0], model, args.quiet, md)
+        out += [""] + timing(args.timing_W, args.timing_runs, args.p_total[0], model, args.quiet, md, executor)
     print("\n".join(out))
     return 0
 
