@@ -46,3 +46,36 @@ def test_bad_arguments(argv, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("python -m benchmarks.far_speed: error: ")
+
+
+def test_ties_count_differing_instances_out_of_those_that_finished(monkeypatch, capsys):
+    """A failed instance is left out of the figures and out of the count of differing ones, shown in a
+    failed column and listed; the command exits 1 (an n whose every instance failed shows failed)."""
+    from benchmarks import command
+
+    args = ["--ties", "--n", "10", "14", "--reps", "3", "--seed", "7", "--markdown", "--quiet"]
+    assert far_speed.main(args) == 0
+    clean = capsys.readouterr().out.splitlines()
+    real = far_speed.mig.generate
+
+    def generate(n, *rest, seed, **kwargs):
+        if (n, seed) == (14, 7 + 1000 + 1):  # instance 1 of n = 14 (seeds: seed + 1000 * index of n + rep)
+            raise RuntimeError("planted failure")
+        return real(n, *rest, seed=seed, **kwargs)
+
+    monkeypatch.setattr(far_speed.mig, "generate", generate)
+    assert command.status(far_speed.main, args) == 1
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[2] == "| n | phases 1+2 | refined | best / ours (refined) | failed |"
+    row10 = lines[4].split(" | ")
+    row14 = lines[5].split(" | ")
+    assert row10[:4] == clean[4].rstrip(" |").split(" | ") and row10[4] == "0/3 |"
+    assert row14[0] == "| 14" and row14[4] == "1/3 |"
+    assert all(c.endswith("/2)") for c in row14[1:4]), row14  # out of the 2 that finished, not of --reps
+    assert err.splitlines()[-1] == "- n=14 seed=1008: RuntimeError: planted failure"
+
+    monkeypatch.setattr(far_speed.mig, "generate", lambda n, *r, **k: 1 // 0 if n == 14 else real(n, *r, **k))
+    assert command.status(far_speed.main, args) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[5] == "| 14 | failed | failed | failed | 3/3 |"

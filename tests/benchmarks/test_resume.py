@@ -280,3 +280,139 @@ def test_a_lost_dask_worker_is_retried_with_identical_results(hook_dir, referenc
     assert once.exists()  # the worker running instance 3 was killed
     assert done.returncode == 0, done.stderr
     assert _table(done.stdout) == reference
+
+
+# ---------------------------------------------------------------------------
+# benchmarks.case and benchmarks.pairing: the same rules through the same executor. Their faults are
+# planted in instances.case.generate and instances.pairing.generate, matched on the call
+# ("<positional arguments> seed=<seed>").
+
+GENERATOR_HOOK = '''
+import os
+if os.environ.get("SWEEP_TEST_HOOK"):
+    import time
+    from instances import case, pairing
+
+    def _planted(module):
+        real = module.generate
+
+        def generate(*args, **kwargs):
+            time.sleep(float(os.environ.get("SWEEP_TEST_SLOW", "0")))
+            if " ".join(map(str, args)) + f" seed={kwargs.get('seed')}" == os.environ.get("SWEEP_TEST_FAIL"):
+                raise RuntimeError("planted failure")
+            return real(*args, **kwargs)
+
+        module.generate = generate
+
+    _planted(case)
+    _planted(pairing)
+'''
+
+#: A few seconds each: 14 simulated batches and 6 exact solves; 3 job mixes, 2 queues, 2 C = 3 queues, a timing.
+SWEEPS = {
+    "case": ["--figures", "3", "--seeds", "2", "--no-plot", "--bound-n", "4", "--bound-seeds", "1",
+             "--time-limit", "5", "--quiet"],
+    "pairing": ["--p-total", "400", "--W", "6", "--seeds", "2", "--triple-W", "6", "--timing-W", "20",
+                "--timing-runs", "1", "--quiet"],
+}
+#: A task of each sweep that the planted fault fails, and its label in the list of failures.
+FAULTS = {"case": ("D 1:1 seed=1", "figure 3 config D ratio 1:1 seed 1"),
+          "pairing": ("6 seed=1", "queue W=6 P_total 400 seed 1")}
+#: Columns that time something (they differ from run to run; the rest of a table must not).
+TIMINGS = {"planning [ms]", "exact C=3 solve [s]", "search [s]", "matching + split [s]", "total median [s]",
+           "total max [s]"}
+
+
+@pytest.fixture(scope="module")
+def generator_hook_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("generator-hook")
+    (folder / "sitecustomize.py").write_text(GENERATOR_HOOK)
+    return folder
+
+
+def _command(module: str, args: list[str], env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", f"benchmarks.{module}", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _start_command(module: str, args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", f"benchmarks.{module}", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def _without_timings(stdout: str) -> list[str]:
+    """The report less the columns of :data:`TIMINGS`."""
+    lines, drop, in_table = [], [], False
+    for line in stdout.splitlines():
+        row = line.startswith("|")
+        if row:
+            cells = line.strip("|").split("|")
+            if not in_table:  # a table's header row
+                drop = [i for i, c in enumerate(cells) if c.strip() in TIMINGS]
+            line = "|".join(c for i, c in enumerate(cells) if i not in drop)
+        lines.append(line)
+        in_table = row
+    return lines
+
+
+def _uninterrupted(module: str) -> list[str]:
+    """The table of a run without records, in this process (a process start less for the default suite)."""
+    import importlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert importlib.import_module(f"benchmarks.{module}").main(SWEEPS[module]) == 0
+    return _without_timings(out.getvalue())
+
+
+@pytest.mark.parametrize("module", sorted(SWEEPS))
+def test_case_and_pairing_a_failing_task_is_listed_and_the_rerun_completes_the_table(module, generator_hook_dir,
+                                                                                      tmp_path):
+    out = tmp_path / "out"
+    args = SWEEPS[module] + ["--out", str(out)]
+    fault, label = FAULTS[module]
+    done = _command(module, args, _env(generator_hook_dir, fail=fault))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[-1] == f"- {label}: RuntimeError: planted failure"
+    statuses = [(r["task"], r["status"]) for r in _records(out)]
+    assert statuses.count((label, "failed")) == 1 and sum(s == "failed" for _, s in statuses) == 1
+    # the rerun runs the failed task only; without the fault it prints the uninterrupted table
+    again = _command(module, args, _env(generator_hook_dir))
+    assert again.returncode == 0, again.stderr
+    assert _without_timings(again.stdout) == _uninterrupted(module)
+    assert [(r["task"], r["status"]) for r in _records(out)][len(statuses):] == [(label, "ok")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", sorted(SWEEPS))
+def test_case_and_pairing_killed_then_resumed_print_the_uninterrupted_table(module, generator_hook_dir, tmp_path):
+    out = tmp_path / "out"
+    args = SWEEPS[module] + ["--out", str(out)]
+    seen = []
+    for jobs, after in (("1", 2), ("2", 4)):  # SIGKILL once k tasks are on disk
+        proc = _start_command(module, args + ["--jobs", jobs], _env(generator_hook_dir, slow=0.3))
+        _wait(lambda: _ok(out) >= after, proc, f"{after} records")
+        _kill(proc)
+        seen.append(_ok(out))
+    assert seen[0] < seen[1], seen
+    done = _command(module, args, _env(generator_hook_dir))
+    assert done.returncode == 0, done.stderr
+    assert _without_timings(done.stdout) == _uninterrupted(module)
+    oks = [r["key"] for r in _records(out) if r["status"] == "ok"]
+    assert len(oks) == len(set(oks)) > seen[1]  # a recorded task never ran again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", sorted(SWEEPS))
+def test_case_and_pairing_ctrl_c_exits_130_and_keeps_the_finished_records(module, generator_hook_dir, tmp_path):
+    out = tmp_path / "out"
+    args = SWEEPS[module] + ["--out", str(out), "--jobs", "2"]
+    proc = _start_command(module, args, _env(generator_hook_dir, slow=0.5))
+    _wait(lambda: _ok(out) >= 2, proc, "2 records")
+    _, err = _kill(proc, signal.SIGINT)
+    assert proc.returncode == 130
+    assert err.splitlines() == ["interrupted; rerun the same command to resume"]
+    assert _ok(out) >= 2 and all(r["status"] == "ok" for r in _records(out))
+    done = _command(module, args, _env(generator_hook_dir))
+    assert done.returncode == 0 and _without_timings(done.stdout) == _uninterrupted(module)
