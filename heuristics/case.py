@@ -56,12 +56,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
 from instances.case import (EPS, Hold, Instance, Job, JobRun, TaskRun, Trace, Workload, eligible_instances,
                             metrics)
 from instances.errors import OptionError
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["simulate", "compare", "METHODS"]
@@ -93,24 +95,61 @@ class _Slot:
     started: bool = False          # the holder has begun (instance drained)
 
 
+class _Waiting:
+    """Jobs waiting for a worker, in submission order, grouped by the instances they may claim.
+
+    A pass over the queue (Algorithm 1's loops) launches, in queue order, each
+    job that can start; claims only take instances and launches only take
+    workers, so a job that cannot start is never startable later in the same
+    pass, and neither is any job of its group (same eligible instances). The
+    next job to start is therefore the earliest among the group heads that
+    can start, which :meth:`next` finds in time independent of the queue's
+    length.
+    """
+
+    def __init__(self) -> None:
+        self.groups: dict[frozenset[int] | None, deque[tuple[int, Job]]] = {}
+        self.size = 0
+
+    def add(self, pos: int, job: Job, eligible: frozenset[int] | None) -> None:
+        """Queue ``job`` (position ``pos``); ``eligible`` is ``None`` for a job that needs no instance."""
+        self.groups.setdefault(eligible, deque()).append((pos, job))
+        self.size += 1
+
+    def next(self, free: set[int]) -> Job | None:
+        """Remove and return the earliest job that needs no instance or may claim one of ``free``."""
+        best = None
+        for key, group in self.groups.items():
+            if group and (key is None or not free.isdisjoint(key)) and (best is None or group[0][0] < best[1][0][0]):
+                best = (key, group)
+        if best is None:
+            return None
+        self.size -= 1
+        return best[1].popleft()[1]
+
+    def __bool__(self) -> bool:
+        return self.size > 0
+
+
 class _Sim:
     def __init__(self, w: Workload, policy: str, workers: int | None, isolated_first: bool = True) -> None:
         if policy not in _POLICIES:
             raise OptionError(f"policy must be one of {_POLICIES}, got {policy!r}")
-        if workers is not None and workers < 1:
-            raise OptionError(f"workers must be >= 1, got {workers}")
+        workers = opt.workers(workers)
         self.w, self.policy = w, policy
         cfg = w.config
         self.max_workers = workers or (cfg.workers_case if policy == "case" else cfg.workers_slurm)
         self.slots = [_Slot(i, i.memory_gb) for i in cfg.instances]
         self.jobs = {j.name: j for j in w.jobs}
         exclusive = [j for j in w.jobs if policy == "slurm" or j.isolated]
-        self.excl_queue: list[Job] = exclusive
-        self.shared_queue: list[Job] = [j for j in w.jobs if policy == "case" and not j.isolated]
-        # ablation: one queue in submission order instead of Algorithm 1's isolated-first loop
-        self.fifo: list[Job] | None = None if (isolated_first or policy == "slurm") else list(w.jobs)
         self.exclusive = {j.name for j in exclusive}
-        self.eligible = {j.name: {i.index for i in eligible_instances(w, j)} for j in exclusive}
+        self.eligible = {j.name: frozenset(i.index for i in eligible_instances(w, j)) for j in exclusive}
+        # Algorithm 1's two queues, or (ablation: isolated_first=False) one queue in submission order
+        self.fifo = not (isolated_first or policy == "slurm")
+        self.excl_queue, self.shared_queue = _Waiting(), _Waiting()
+        for pos, j in enumerate(w.jobs):
+            queue = self.excl_queue if (self.fifo or j.name in self.exclusive) else self.shared_queue
+            queue.add(pos, j, self.eligible.get(j.name))
         self.workers = 0
         self.now = 0.0
         self.heap: list[tuple[float, int, str, tuple]] = []
@@ -196,17 +235,28 @@ class _Sim:
             self.slots[self.home[name]].started = True
         self.next_step(name, 0)
 
-    def claim(self, job: Job) -> bool:
-        """Algorithm 1, lines 10-19: give an exclusive job a free eligible instance, if any."""
+    def claim(self, job: Job) -> None:
+        """Algorithm 1, lines 10-19: give an exclusive job a free eligible instance (there is one)."""
         free = [s for s in self.slots if s.holder is None and s.inst.index in self.eligible[job.name]]
-        if not free:
-            return False
         slot = min(free, key=lambda s: (bool(s.running), s.inst.memory_gb, s.inst.index))
         slot.holder = job.name
         self.home[job.name] = slot.inst.index
         self.launch[job.name] = self.now
         self.workers += 1
-        return True
+
+    def start_waiting(self, queue: _Waiting) -> None:
+        """One pass over ``queue`` in order: start every job that gets a worker and, if exclusive,
+        a free eligible instance (Algorithm 1, lines 5-20 and 21-30)."""
+        free = {s.inst.index for s in self.slots if s.holder is None}
+        while self.workers < self.max_workers and queue:
+            job = queue.next(free)
+            if job is None:
+                return
+            if job.name in self.exclusive:
+                self.claim(job)
+                free.discard(self.home[job.name])
+            else:
+                self.launch_shared(job)
 
     def launch_shared(self, job: Job) -> None:
         """Algorithm 1, line 28: a non-isolated job starts on a worker, with no GPU chosen."""
@@ -215,24 +265,14 @@ class _Sim:
         self.begin(job.name)
 
     def dispatch(self) -> None:
-        if self.fifo is not None:
+        if self.fifo:
             self.place_probes()
-            left = []
-            for job in self.fifo:
-                if self.workers >= self.max_workers:
-                    left.append(job)
-                elif job.name in self.exclusive:
-                    if not self.claim(job):
-                        left.append(job)
-                else:
-                    self.launch_shared(job)
-            self.fifo = left
+            self.start_waiting(self.excl_queue)  # one queue, every job in submission order
         else:
             # Algorithm 1, lines 5-20: isolated (here: exclusive) jobs first
-            self.excl_queue = [j for j in self.excl_queue if self.workers >= self.max_workers or not self.claim(j)]
+            self.start_waiting(self.excl_queue)
             # Algorithm 1, lines 21-30: non-isolated jobs need only a worker
-            while self.workers < self.max_workers and self.shared_queue:
-                self.launch_shared(self.shared_queue.pop(0))
+            self.start_waiting(self.shared_queue)
         # claimed instances that have drained start their exclusive job
         for slot in self.slots:
             if slot.holder is not None and not slot.started and not slot.running:
