@@ -8,6 +8,7 @@ name -> method) that the benchmarks build their tables from:
   and ``far_cli``), ``far_baselines`` (MISO-opt, FixPart), ``mig_search``
   (local search from FAR), ``mig_plans`` (list-schedule and fixed-assignment
   plans, the exact backends' warm starts), ``mig`` (the registry);
+* a node of g MIG GPUs: ``far_node`` (FAR on a node), ``mig_node`` (the registry);
 * ``hetero`` (weighted tardiness on heterogeneous GPUs), ``pairing``
   (co-scheduling pairs), ``realtime`` (real-time partitioning), ``case``
   (CASE packing).
