@@ -164,26 +164,43 @@ def format_table6(res: dict, reps: int, markdown: bool = False, setting: Setting
     return _grid(caption + _setting_note(setting), header, _pair_cells(res, 6, markdown), markdown)
 
 
-def _release_words(setting: Setting) -> str:
+def _release_words(setting: Setting, chain: int = 2) -> str:
+    if chain > 2:
+        return {"zero": "all released at 0", "half": "each released at half the previous batches' FAR makespans",
+                "end": "each released at the sum of the previous batches' FAR makespans",
+                "gap": f"each released at {setting.gap:g} x the previous batches' area bounds"}[setting.release]
     return {"zero": "both released at 0", "half": "the second released at half the first's FAR makespan",
             "end": "the second released at the first's FAR makespan",
             "gap": f"the second released at {setting.gap:g} x the first's area bound"}[setting.release]
 
 
-def format_table7(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+def _what(chain: int, reps: int) -> tuple[str, str]:
+    """What a Table 7-8 cell averages: ``(the concatenated batches, the repetitions)``."""
+    if chain == 2:
+        return "two FAR batches", f"{reps} pairs"
+    return (f"a chain of {chain} FAR batches ({chain - 1} concatenations; gains on the chain's makespan, "
+            "operations per concatenation)", f"{reps} chain{'s' if reps != 1 else ''}")
+
+
+def format_table7(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting(),
+                  chain: int = 2) -> str:
     header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6
                                                             for h in ("p_rev %", "p_move/swap %")]
-    what = f"concatenation of two FAR batches ({_release_words(setting)})"
-    caption = (f"Table 7, {what}, {reps} pairs, ours (paper)" if markdown else
-               f"Table 7: {what}, A100, {reps} pairs; ours (paper, difference)")
+    batches, count = _what(chain, reps)
+    what = f"concatenation of {batches} ({_release_words(setting, chain)})"
+    caption = (f"Table 7, {what}, {count}, ours (paper)" if markdown else
+               f"Table 7: {what}, A100, {count}; ours (paper, difference)")
     return _grid(caption + _setting_note(setting), header, _pair_cells(res, 7, markdown), markdown)
 
 
-def format_table8(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting()) -> str:
+def format_table8(res: dict, reps: int, markdown: bool = False, setting: Setting = Setting(),
+                  chain: int = 2) -> str:
     header = ["" if markdown else "Task configuration"] + [f"{h} n={n}" for n in N_T6 for h in ("moves", "swaps")]
-    caption = (f"Table 8, moves/swaps of the move/swap concatenation ({_release_words(setting)}), {reps} pairs, "
-               "ours (paper)" if markdown else
-               f"Table 8: moves/swaps of the move/swap concatenation, A100, {reps} pairs; ours (paper, difference)")
+    batches, count = _what(chain, reps)
+    where = "" if chain == 2 else f", {batches}"
+    caption = (f"Table 8, moves/swaps of the move/swap concatenation ({_release_words(setting, chain)}){where}, "
+               f"{count}, ours (paper)" if markdown else
+               f"Table 8: moves/swaps of the move/swap concatenation{where}, A100, {count}; ours (paper, difference)")
     return _grid(caption + _setting_note(setting), header, _pair_cells(res, 8, markdown), markdown)
 
 
