@@ -2,9 +2,53 @@
 
 from __future__ import annotations
 
+import heapq
+
 from instances.case_problem import Workload
 from instances.case_trace import Hold, TaskRun, Trace
 from instances.options import typed
+
+
+def _shared_holds(trace: Trace, tol: float) -> list[tuple[int, int]]:
+    """``(hold, task)`` index pairs, in trace order, of each task of another job that overlaps a hold
+    on its instance (by more than ``tol`` at either end).
+
+    Per instance, the holds are taken by start and the tasks by start, and a
+    heap keeps the tasks begun before the hold's end by their end, so the
+    work grows as ``n log n`` plus the pairs found. The sweep needs the
+    holds' ends in the order of their starts (holds that do not nest: so in
+    every trace that keeps them apart) and no NaN; other instances are
+    compared pair by pair.
+    """
+    holds: dict[int, list[int]] = {}
+    tasks: dict[int, list[int]] = {}
+    for k, h in enumerate(trace.holds):
+        holds.setdefault(h.instance, []).append(k)
+    for k, tr in enumerate(trace.tasks):
+        if tr.instance in holds:
+            tasks.setdefault(tr.instance, []).append(k)
+    found: list[tuple[int, int]] = []
+    for inst, hs in holds.items():
+        ts = tasks.get(inst, [])
+        H, T = trace.holds, trace.tasks
+        numbers = [x for k in hs for x in (H[k].start, H[k].end)] + [x for k in ts for x in (T[k].start, T[k].end)]
+        hs = sorted(hs, key=lambda k: (H[k].start, H[k].end)) if all(x == x for x in numbers) else []
+        if any(H[a].end > H[b].end for a, b in zip(hs, hs[1:])) or not hs:
+            found.extend((a, b) for a in holds[inst] for b in ts
+                         if T[b].job != H[a].job and T[b].start < H[a].end - tol and T[b].end > H[a].start + tol)
+            continue
+        ts = sorted(ts, key=lambda k: T[k].start)
+        live: list[tuple[float, int]] = []  # (end, task) of the tasks begun before the current hold's end
+        p = 0
+        for a in hs:
+            h = H[a]
+            while p < len(ts) and T[ts[p]].start < h.end - tol:
+                heapq.heappush(live, (T[ts[p]].end, ts[p]))
+                p += 1
+            while live and not live[0][0] > h.start + tol:  # over before this hold, so before every later one
+                heapq.heappop(live)
+            found.extend((a, b) for _, b in live if T[b].job != h.job)
+    return sorted(found)
 
 
 @typed
@@ -80,13 +124,13 @@ def check(workload: Workload, trace: Trace, *, tol: float = 1e-6) -> list[str]:
         if jr and jr.end < prev_end - tol:
             out.append(f"job {name}: ends at {jr.end:g} before its last task ({prev_end:g})")
     # memory: sweep each instance, releases before acquisitions at equal times
+    events: dict[int, list[tuple[float, int, float]]] = {}
+    for tr in trace.tasks:
+        if tr.job in jobs and tr.index < len(jobs[tr.job].tasks):
+            m = jobs[tr.job].tasks[tr.index].memory_gb
+            events.setdefault(tr.instance, []).extend(((tr.start, 1, m), (tr.end - tol, 0, -m)))
     for i in ins:
-        ev = []
-        for tr in trace.tasks:
-            if tr.instance == i.index and tr.job in jobs and tr.index < len(jobs[tr.job].tasks):
-                m = jobs[tr.job].tasks[tr.index].memory_gb
-                ev.append((tr.start, 1, m))
-                ev.append((tr.end - tol, 0, -m))
+        ev = events.get(i.index, [])
         used = 0.0
         for time, _, dm in sorted(ev):
             used += dm
@@ -109,12 +153,11 @@ def check(workload: Workload, trace: Trace, *, tol: float = 1e-6) -> list[str]:
                     out.append(f"job {name} task {tr.index}: outside its hold of instance {h.instance}")
             if job.isolated and ins[h.instance].memory_gb < job.footprint_gb - tol:
                 out.append(f"job {name}: footprint {job.footprint_gb} GB exceeds its instance {h.instance}")
-    for h in trace.holds:
-        for tr in trace.tasks:
-            if tr.job != h.job and tr.instance == h.instance and tr.start < h.end - tol and tr.end > h.start + tol:
-                kind = "isolated job" if h.job in jobs and jobs[h.job].isolated else "exclusive job"
-                out.append(f"{kind} {h.job} shares instance {h.instance} with job {tr.job} task {tr.index} "
-                           f"at t={max(h.start, tr.start):g}")
+    for a, b in _shared_holds(trace, tol):
+        h, tr = trace.holds[a], trace.tasks[b]
+        kind = "isolated job" if h.job in jobs and jobs[h.job].isolated else "exclusive job"
+        out.append(f"{kind} {h.job} shares instance {h.instance} with job {tr.job} task {tr.index} "
+                   f"at t={max(h.start, tr.start):g}")
     hs_sorted = sorted(trace.holds, key=lambda h: (h.instance, h.start))
     for h1, h2 in zip(hs_sorted, hs_sorted[1:]):
         if h1.instance == h2.instance and h2.start < h1.end - tol:
