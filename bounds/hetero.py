@@ -40,18 +40,20 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from bounds.hetero_subgradient import Relaxation, optimize
-from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
+from bounds.hetero_subgradient import Relaxation, initial_multipliers, optimize
+from bounds.hetero_dp import Grid, Successive, words
+from bounds.hetero_ti import INF, Expired, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["power_of_ten", "SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
-           "MAX_HORIZON", "MAX_ARCS"]
+           "MAX_HORIZON", "MAX_GRID_BYTES", "grid_bytes", "relax_grid"]
 
 #: Largest number of grid steps of a single-machine horizon (finer data are rounded).
 MAX_HORIZON = 20_000
-#: Largest number of candidate arcs of a network built in one piece.
-MAX_ARCS = 8_000_000
+#: Largest memory of one single-machine network (:func:`grid_bytes`).
+MAX_GRID_BYTES = 1 << 30
 
 
 @known_options
@@ -206,6 +208,48 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
     return SingleMachine(tasks, g, P, W, D, start, 1.0 / R, 1.0 / Rw, exact, dropped, dropped_cost)
 
 
+#: Forward passes of the first stage (:class:`bounds.hetero_dp.Successive`) per job.
+FIRST_STAGE_PASSES = 3
+
+
+def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = None,
+               max_iter: int = 300) -> Relaxation:
+    """Multipliers of the grid's relaxation in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4).
+
+    First the cheap relaxation without the adjacency and 2-cycle rules
+    (:class:`~bounds.hetero_dp.Successive`, ``O(nT)`` a pass) from the
+    schedule's prices, then the grid's own relaxation with elimination from
+    its multipliers (or from the schedule's prices, if the grid's bound is
+    higher there), both by :func:`~bounds.hetero_subgradient.optimize`
+    towards ``upper`` (the cost of ``sequence``). The first stage's bound is
+    valid too; it is returned only when it proves ``upper`` optimal.
+    """
+    opt.integer(max_iter, "max_iter", lo=0)
+    first = optimize(Successive(net), upper, sequence, deadline=deadline,
+                     max_iter=FIRST_STAGE_PASSES * net.n, eliminate_every=0)
+    if first.proved:
+        first.network = net
+        return first
+    # on instances with few late jobs the cheap relaxation's multipliers can be worse than the schedule's prices
+    prices = initial_multipliers(net, sequence)
+    start = first.mu if net.forward(first.mu).bound >= net.forward(prices).bound else prices
+    return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start)
+
+
+def grid_bytes(sm: SingleMachine) -> int:
+    """Memory of the network of ``sm`` (:class:`bounds.hetero_dp.Grid`): a bit set
+    over the jobs per state, the costs and three label arrays of a pass.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> grid_bytes(single_machine(hetero.orlib_wt40(1))) // 2 ** 20
+    3
+    """
+    states = (sm.horizon + 1) * sm.n
+    return states * (8 * words(sm.n) + 8 + 24 + 1)
+
+
 def _lagrangian_heuristic(sm: SingleMachine, path) -> list[int]:
     """A schedule from a relaxed path: first occurrences in path order, the
     missing jobs by due date, then adjacent interchanges while they help."""
@@ -307,6 +351,8 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
     deadline
         A ``time.perf_counter`` value to stop at (instead of ``time_limit``).
     """
+    time_limit = opt.time_limit(time_limit)
+    opt.integer(max_iter, "max_iter", lo=0)
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit
@@ -325,17 +371,17 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
     info: dict[str, Any] = {"grid": sm.time_unit, "weight_grid": sm.weight_unit, "exact_grid": sm.exact}
     if ub == 0:
         return LagrangianBound(sm.dropped_cost, 0.0, 0.0, seq, sm.exact, None, sm, info)
-    cand = sm.horizon * sm.n * sm.n // 2
-    if cand > MAX_ARCS:
-        info["skipped"] = f"network too large ({cand} candidate arcs)"
+    size = grid_bytes(sm)
+    if size > MAX_GRID_BYTES:
+        info["skipped"] = f"network too large ({size / 2 ** 20:.0f} MiB)"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
     try:
         # model costs are integers: no schedule better than the incumbent uses a node dearer than ub - 1/2
-        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=deadline, max_cost=ub - 0.5)
+        net = Grid(sm.p, sm.costs(), weights=sm.w, deadline=deadline, max_cost=ub - 0.5)
     except Expired:
         info["skipped"] = "time limit reached while building the network"
         return LagrangianBound(sm.dropped_cost, 0.0, ub, seq, False, None, sm, info)
-    relax = optimize(net, ub, seq, deadline=deadline, max_iter=max_iter)
+    relax = relax_grid(net, ub, seq, deadline=deadline, max_iter=max_iter)
     if not relax.proved and upper is None:
         # the relaxed path often repairs into a better schedule than the rules gave
         s2 = _lagrangian_heuristic(sm, relax.path)
@@ -344,7 +390,7 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
             seq, ub = s2, float(c2)
     # early multipliers can give a negative relaxation value; tardiness never is
     model_bound = max(0.0, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
-    info.update(evaluations=relax.evaluations, nodes=net.N, arcs=len(net.arc_src),
+    info.update(evaluations=relax.evaluations, nodes=net.N, arcs=net.arcs(),
                 seconds=time.perf_counter() - t0)
     proved = sm.exact and model_bound >= ub
     return LagrangianBound(model_bound * sm.cost_unit + sm.dropped_cost, model_bound, ub, seq, proved,
@@ -371,6 +417,8 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     >>> lower_bound(hetero.HeteroProblem((), (hetero.GPU("g", 1.0),)))
     0.0
     """
+    time_limit = opt.time_limit(time_limit)
+    opt.integer(max_iter, "max_iter", lo=0)
     if problem.n == 0 or not problem.eligible.any():
         return 0.0
     # the last pass is timed from the one before it: a small reserve keeps the return within the limit

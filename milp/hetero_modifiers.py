@@ -1,17 +1,27 @@
 """State-space modifiers for the exact single-machine method (successive sublimation).
 
-Tanaka, Fujikuma & Araki (J. Scheduling 2009), Sec. 5: the Lagrangian
-relaxation on :class:`bounds.hetero_ti.Network` made exact job by job.
-Modifier jobs are tracked in the labels of forward and backward passes, so
-that the relaxation schedules them exactly once; each pass is pruned by the
-other direction's labels and removes the arcs no surviving label used. Used
-only by :mod:`milp.hetero_ssdp`.
+Tanaka, Fujikuma & Araki, "An exact algorithm for single-machine scheduling
+without machine idle time" (J. Scheduling 2009), Sec. 5: the Lagrangian
+relaxation on :class:`bounds.hetero_dp.Grid` made exact job by job. The
+modifier jobs are tracked in the labels of forward and backward passes, so
+that the relaxation schedules each of them exactly once; each pass is pruned
+by the other direction's labels and clears the arcs and states no surviving
+label used. Used only by :mod:`milp.hetero_ssdp`.
+
+The passes are compiled (numba). A label of state ``(t, j)`` is the set
+``S`` of modifier jobs done (forward: up to and including ``j``; backward:
+strictly after it) with the best value and its neighbour job, and the best
+value with another neighbour (2-cycle elimination). The labels of a state
+are stored contiguously, sorted by ``S``, so the other direction finds the
+complementary label by binary search. A pass runs in chunks of time steps
+so that Python can check the deadline and grow the label arrays.
 
 Examples
 --------
->>> from bounds.hetero_ti import Network, tardiness_costs
+>>> from bounds.hetero_dp import Grid
+>>> from bounds.hetero_ti import tardiness_costs
 >>> p, w, d = np.array([3, 2, 4]), np.array([2, 1, 3]), np.array([4, 3, 5])
->>> search = ModifierSearch(Network(p, tardiness_costs(p, w, d)), np.zeros(3), 12.5)
+>>> search = ModifierSearch(Grid(p, tardiness_costs(p, w, d)), np.zeros(3), 12.5)
 >>> search.add(range(3)); result = search.forward()
 >>> result.value, [j for j, _ in result.path]
 (12.0, [0, 2, 1])
@@ -19,46 +29,43 @@ Examples
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.hetero_ti import INF, Network
+from bounds.hetero_dp import Grid, lowest_bit, njit
+from bounds.hetero_ti import INF
 
 __all__ = ["ModifierSearch", "ModifierPass", "Labels", "MAX_MODIFIERS"]
 
-_BIG = np.iinfo(np.int64).max
-
-
-#: Bits of the modifier set in a label key; at most this many modifier jobs.
-MAX_MODIFIERS = 44
+#: Bits of the modifier set in a label; at most this many modifier jobs.
+MAX_MODIFIERS = 62
+#: Time steps of one compiled call between two deadline checks.
+_CHUNK = 256
+_GOLD = np.uint64(11400714819323198485)
 
 
 @dataclass
 class Labels:
-    """The labels one modifier pass created, sorted by key ``(t n + j) << 44 | S``.
+    """The labels of one modifier pass: per state ``lo[t, j]:hi[t, j]`` into the
+    arrays, sorted by the modifier set ``S``; ``v1``/``j1`` the best value and
+    its neighbour job (predecessor forward, successor backward), ``v2`` the best
+    with another neighbour, ``ptr1``/``ptr2`` the labels they extend (``-1``:
+    the start or the end); ``nmod`` the modifier jobs (a prefix of the
+    search's list) the pass tracked."""
 
-    ``v1``/``j1``: best value and its neighbouring job (predecessor for a
-    forward pass, successor for a backward pass); ``v2``: best value with
-    another neighbour. ``nmod``: how many modifier jobs (a prefix of the
-    search's list) the pass tracked.
-    """
-
-    key: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    S: np.ndarray
     v1: np.ndarray
     j1: np.ndarray
     v2: np.ndarray
+    ptr1: np.ndarray
+    ptr2: np.ndarray
+    node: np.ndarray
+    size: int
     nmod: int
-
-    def lookup(self, keys: np.ndarray, neighbour: np.ndarray) -> np.ndarray:
-        """Value of the label with each key whose neighbour differs from
-        ``neighbour`` (2-cycle rule); ``inf`` where there is none."""
-        if len(self.key) == 0:
-            return np.full(len(keys), INF)
-        i = np.minimum(np.searchsorted(self.key, keys), len(self.key) - 1)
-        hit = self.key[i] == keys
-        val = np.where(self.j1[i] == neighbour, self.v2[i], self.v1[i])
-        return np.where(hit, val, INF)
 
 
 @dataclass
@@ -66,7 +73,8 @@ class ModifierPass:
     """Outcome of one modifier pass: ``value`` the cheapest relaxed path that
     survived (``inf``: none, i.e. no schedule costs ``<= threshold``),
     ``bound`` = value + sum(mu), its ``path``, ``labels`` created, and
-    ``aborted`` when the label limit stopped the pass (nothing is known then)."""
+    ``aborted`` when the label limit or the deadline stopped the pass (nothing
+    is known then)."""
 
     value: float
     bound: float
@@ -75,71 +83,281 @@ class ModifierPass:
     aborted: bool
 
 
-class _Pool:
-    """Growable label arrays."""
+@njit(cache=True)
+def _hash_slot(key, stamp, tstamp, tslot, tS, bits):
+    """Slot of ``key`` in the open-addressing table (``-1 - position`` if new)."""
+    size = tstamp.shape[0]
+    h = np.int64((np.uint64(key) * _GOLD) >> np.uint64(64 - bits))
+    while tstamp[h] == stamp:
+        k = tslot[h]
+        if tS[k] == key:
+            return k
+        h = (h + 1) & (size - 1)
+    return -1 - h
 
-    FIELDS = (("S", np.int64, 0), ("v1", float, INF), ("v2", float, INF), ("j1", np.int64, -3),
-              ("ptr1", np.int64, -1), ("ptr2", np.int64, -1), ("node", np.int64, -1))
 
-    def __init__(self, cap: int = 1 << 15):
-        self.cap, self.size = cap, 0
-        for name, dt, fill in self.FIELDS:
-            setattr(self, name, np.full(cap, fill, dtype=dt))
+@njit(cache=True)
+def _find(S, lo, hi, key):
+    """Position of ``key`` in the sorted ``S[lo:hi]``, or -1."""
+    a, b = lo, hi
+    while a < b:
+        m = (a + b) >> 1
+        if S[m] < key:
+            a = m + 1
+        else:
+            b = m
+    if a < hi and S[a] == key:
+        return a
+    return -1
 
-    def reserve(self, extra: int, limit: int) -> bool:
-        if self.size + extra <= self.cap:
-            return True
-        cap = self.cap
-        while self.size + extra > cap:
-            cap *= 2
+
+@njit(cache=True)
+def _emit(t, j, n, ns, tS, tv1, tj1, tp1, tv2, tp2, lo, hi, S, v1, j1, v2, ptr1, ptr2, node, size):
+    """Append the ``ns`` slots of state ``(t, j)`` sorted by set; returns the new size."""
+    order = np.argsort(tS[:ns])
+    lo[t, j] = size
+    for q in range(ns):
+        k = order[q]
+        S[size] = tS[k]
+        v1[size] = tv1[k]
+        j1[size] = tj1[k]
+        v2[size] = tv2[k]
+        ptr1[size] = tp1[k]
+        ptr2[size] = tp2[k]
+        node[size] = t * n + j
+        size += 1
+    hi[t, j] = size
+    return size
+
+
+@njit(cache=True)
+def _insert(key, val, nb, lab, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, ns):
+    """Offer a candidate to the state's table; returns the new slot count (-1: table full)."""
+    h = _hash_slot(key, stamp, tstamp, tslot, tS, bits)
+    if h < 0:
+        if ns >= tS.shape[0]:
+            return -1
+        pos = -1 - h
+        tstamp[pos] = stamp
+        tslot[pos] = ns
+        tS[ns] = key
+        tv1[ns] = val
+        tj1[ns] = nb
+        tp1[ns] = lab
+        tv2[ns] = np.inf
+        tp2[ns] = -1
+        return ns + 1
+    k = h
+    if val < tv1[k]:
+        if tj1[k] != nb:
+            tv2[k] = tv1[k]
+            tp2[k] = tp1[k]
+        tv1[k] = val
+        tj1[k] = nb
+        tp1[k] = lab
+    elif nb != tj1[k] and val < tv2[k]:
+        tv2[k] = val
+        tp2[k] = lab
+    return ns
+
+
+@njit(cache=True)
+def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, limit, mode, qb1, qs1, qb2,
+                   olo, ohi, oS, ov1, oj1, ov2, omask,
+                   lo, hi, S, v1, j1, v2, ptr1, ptr2, node, size, used,
+                   tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, stamp):
+    """Forward labels of the time steps ``t0 .. t1 - 1``.
+
+    Returns ``(status, t, size, stamp)``: status 0 done, 1 label arrays full
+    at step ``t``, 2 a state's table full at step ``t`` (the step's labels are
+    then dropped; the caller grows the arrays and resumes at ``t``)."""
+    T1, n = cost.shape
+    W = mask.shape[2]
+    cap = S.shape[0]
+    for t in range(t0, t1):
+        start = size
+        for j in range(n):
+            lo[t, j] = size
+            hi[t, j] = size
+            if not alive[t, j]:
+                continue
+            s = t - p[j]
+            cj = cost[t, j] - mu[j]
+            bj = bit[j]
+            stamp += 1
+            ns = 0
+            if s == 0:
+                if mode == 0:
+                    rest = qb1[t, j]
+                else:
+                    r = _find(oS, olo[t, j], ohi[t, j], ~bj & omask)
+                    rest = np.inf if r < 0 else ov1[r]
+                if cj + rest <= limit:
+                    ns = _insert(bj, cj, -1, -1, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, ns)
+            else:
+                for w in range(W):
+                    x = mask[t, j, w]
+                    while x != 0:
+                        i = w * 64 + lowest_bit(x)
+                        x &= x - np.uint64(1)
+                        hit = False
+                        rest_i = 0.0
+                        if mode == 0:
+                            rest_i = qb2[t, j] if qs1[t, j] == i else qb1[t, j]
+                        for lab in range(lo[s, i], hi[s, i]):
+                            Sl = S[lab]
+                            if Sl & bj:
+                                continue
+                            val = (v2[lab] if j1[lab] == j else v1[lab]) + cj
+                            S2 = Sl | bj
+                            if mode == 0:
+                                rest = rest_i
+                            else:
+                                r = _find(oS, olo[t, j], ohi[t, j], ~S2 & omask)
+                                if r < 0:
+                                    continue
+                                rest = ov2[r] if oj1[r] == i else ov1[r]
+                            if val + rest > limit:
+                                continue
+                            ns = _insert(S2, val, i, lab, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2,
+                                         bits, ns)
+                            if ns < 0:
+                                return 2, t, start, stamp
+                            hit = True
+                        if hit:
+                            used[t, j, w] |= np.uint64(1) << np.uint64(i & 63)
+            if ns < 0:
+                return 2, t, start, stamp
+            if ns > 0:
+                if size + ns > cap:
+                    return 1, t, start, stamp
+                size = _emit(t, j, n, ns, tS, tv1, tj1, tp1, tv2, tp2, lo, hi, S, v1, j1, v2, ptr1, ptr2,
+                             node, size)
+    return 0, t1, size, stamp
+
+
+@njit(cache=True)
+def _backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bit, limit, mode, qf1, qp1, qf2,
+                    olo, ohi, oS, ov1, oj1, ov2, omask,
+                    lo, hi, S, v1, j1, v2, ptr1, ptr2, node, size, used,
+                    tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, stamp):
+    """Backward labels of the time steps ``t_hi`` down to ``t_lo + 1`` (see
+    :func:`_forward_steps`; the sets hold the modifier jobs strictly after the state)."""
+    T1, n = cost.shape
+    T = T1 - 1
+    cap = S.shape[0]
+    for t in range(t_hi, t_lo, -1):
+        start = size
+        for j in range(n):
+            lo[t, j] = size
+            hi[t, j] = size
+            if not alive[t, j]:
+                continue
+            stamp += 1
+            ns = 0
+            for k in range(n):
+                t2 = t + p[k]
+                if t2 > T or not alive[t2, k]:
+                    continue
+                if not (mask[t2, k, j >> 6] >> np.uint64(j & 63)) & np.uint64(1):
+                    continue
+                ck = cost[t2, k] - mu[k]
+                bk = bit[k]
+                before_k = 0.0
+                if mode == 0:
+                    before_k = qf2[t, j] if qp1[t, j] == k else qf1[t, j]
+                hit = False
+                for lab in range(lo[t2, k], hi[t2, k]):
+                    R = S[lab]
+                    if R & bk:
+                        continue
+                    val = ck + (v2[lab] if j1[lab] == j else v1[lab])
+                    R2 = R | bk
+                    if mode == 0:
+                        before = before_k
+                    else:
+                        r = _find(oS, olo[t, j], ohi[t, j], ~R2 & omask)
+                        if r < 0:
+                            continue
+                        before = ov2[r] if oj1[r] == k else ov1[r]
+                    if val + before > limit:
+                        continue
+                    ns = _insert(R2, val, k, lab, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, ns)
+                    if ns < 0:
+                        return 2, t, start, stamp
+                    hit = True
+                if hit:
+                    used[t2, k, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+            if ns > 0:
+                if size + ns > cap:
+                    return 1, t, start, stamp
+                size = _emit(t, j, n, ns, tS, tv1, tj1, tp1, tv2, tp2, lo, hi, S, v1, j1, v2, ptr1, ptr2,
+                             node, size)
+    return 0, t_lo, size, stamp
+
+
+class _Arrays:
+    """Growable label arrays and the per-state hash table of one pass."""
+
+    #: first size of the label arrays and of a state's table (both grow on demand)
+    CAP = 1 << 16
+    SLOTS = 1 << 10
+
+    def __init__(self, shape, max_labels: int):
+        cap, slots = max(1, min(self.CAP, max_labels)), self.SLOTS
+        self.lo = np.zeros(shape, dtype=np.int64)
+        self.hi = np.zeros(shape, dtype=np.int64)
+        self.cap = cap
+        self.S = np.zeros(cap, dtype=np.int64)
+        self.v1 = np.full(cap, INF)
+        self.j1 = np.full(cap, -3, dtype=np.int64)
+        self.v2 = np.full(cap, INF)
+        self.ptr1 = np.full(cap, -1, dtype=np.int64)
+        self.ptr2 = np.full(cap, -1, dtype=np.int64)
+        self.node = np.full(cap, -1, dtype=np.int64)
+        self.size = 0
+        self.stamp = 0
+        self._table(slots)
+
+    def _table(self, slots: int) -> None:
+        self.bits = int(slots).bit_length()          # the table has 2^bits >= 2 slots per entry
+        self.tstamp = np.zeros(1 << self.bits, dtype=np.int64)
+        self.tslot = np.zeros(1 << self.bits, dtype=np.int64)
+        self.tS = np.zeros(slots, dtype=np.int64)
+        self.tv1 = np.zeros(slots)
+        self.tj1 = np.zeros(slots, dtype=np.int64)
+        self.tp1 = np.zeros(slots, dtype=np.int64)
+        self.tv2 = np.zeros(slots)
+        self.tp2 = np.zeros(slots, dtype=np.int64)
+        self.stamp = 0
+
+    def grow(self, limit: int) -> bool:
+        cap = 2 * self.cap
         if cap > limit:
-            return False
-        for name, dt, fill in self.FIELDS:
+            if self.cap >= limit:
+                return False
+            cap = limit
+        for name in ("S", "v1", "j1", "v2", "ptr1", "ptr2", "node"):
             old = getattr(self, name)
-            setattr(self, name, np.concatenate([old, np.full(cap - self.cap, fill, dtype=dt)]))
+            new = np.empty(cap, dtype=old.dtype)
+            new[:self.size] = old[:self.size]
+            setattr(self, name, new)
         self.cap = cap
         return True
 
-    def append_groups(self, node: np.ndarray, S: np.ndarray, val: np.ndarray, job: np.ndarray, lab: np.ndarray,
-                      lo_of: np.ndarray, hi_of: np.ndarray, limit: int) -> bool:
-        """Group candidate labels by ``(node, S)`` (:func:`_group`), append each group's best and
-        second best (other neighbour job) as one label, and record every node's label range in
-        ``lo_of``/``hi_of``; ``False`` when the pool would outgrow ``limit``."""
-        order, gs, pos2 = _group(node, S, val, job)
-        node, S, val, job, lab = node[order], S[order], val[order], job[order], lab[order]
-        G = len(gs)
-        if not self.reserve(G, limit):
-            return False
-        sl = slice(self.size, self.size + G)
-        has2 = pos2 >= 0
-        p2 = np.where(has2, pos2, 0)
-        self.S[sl] = S[gs]
-        self.v1[sl] = val[gs]
-        self.j1[sl] = job[gs]
-        self.ptr1[sl] = lab[gs]
-        self.v2[sl] = np.where(has2, val[p2], INF)
-        self.ptr2[sl] = np.where(has2, lab[p2], -1)
-        self.node[sl] = node[gs]
-        nodes, first = np.unique(node[gs], return_index=True)
-        lo_of[nodes] = self.size + first
-        hi_of[nodes] = self.size + np.append(first[1:], G)
-        self.size += G
-        return True
+    def grow_table(self) -> None:
+        self._table(2 * len(self.tS))
 
+    def args(self):
+        return (self.lo, self.hi, self.S, self.v1, self.j1, self.v2, self.ptr1, self.ptr2, self.node, self.size)
 
-def _group(keys_a: np.ndarray, keys_b: np.ndarray, val: np.ndarray, nb: np.ndarray):
-    """Group candidates by ``(keys_a, keys_b)``; per group the best candidate
-    and the best one whose neighbour job ``nb`` differs from the best's.
-    Returns (order, group starts, position of the second best or -1)."""
-    order = np.lexsort((val, keys_b, keys_a))
-    a, b, nbs = keys_a[order], keys_b[order], nb[order]
-    newg = np.ones(len(a), dtype=bool)
-    newg[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-    gstart = np.flatnonzero(newg)
-    gid = np.cumsum(newg) - 1
-    other = nbs != nbs[gstart][gid]
-    pos2 = np.minimum.reduceat(np.where(other, np.arange(len(a)), _BIG), gstart)
-    return order, gstart, np.where(pos2 == _BIG, -1, pos2)
+    def table(self):
+        return (self.tstamp, self.tslot, self.tS, self.tv1, self.tj1, self.tp1, self.tv2, self.tp2, self.bits,
+                self.stamp)
+
+    def labels(self, nmod: int) -> Labels:
+        return Labels(self.lo, self.hi, self.S, self.v1, self.j1, self.v2, self.ptr1, self.ptr2, self.node,
+                      self.size, nmod)
 
 
 class ModifierSearch:
@@ -147,18 +365,16 @@ class ModifierSearch:
     with state-space modifiers, each pruned by the labels of the last pass in
     the other direction (Tanaka, Fujikuma & Araki 2009, Sec. 5).
 
-    A label ``(node, S)`` records which modifier jobs ``S`` a partial path has
-    done (forward: up to and including the node; backward: strictly after
-    it); modifier jobs occur at most once, and all of them on a full path,
-    so with every job a modifier the relaxation is the problem itself. A
-    label is dropped when its value plus the best compatible label of the
-    other direction (or the modifier-free bound) exceeds the threshold; arcs
-    that carried no surviving label are removed from the network.
+    A full path holds every modifier job exactly once, so with every job a
+    modifier the relaxation is the problem itself. A label is dropped when
+    its value plus the best compatible label of the other direction (or,
+    before there is one, the modifier-free bound) exceeds the threshold;
+    arcs that carried no surviving label are cleared from the grid.
 
     Parameters
     ----------
     net
-        The (already reduced) network; it is reduced further in place.
+        The (already reduced) :class:`~bounds.hetero_dp.Grid`; it is reduced further in place.
     mu
         Multipliers (kept fixed).
     threshold
@@ -166,9 +382,9 @@ class ModifierSearch:
         included) are of interest.
     """
 
-    def __init__(self, net: Network, mu: np.ndarray, threshold: float):
+    def __init__(self, net: Grid, mu: np.ndarray, threshold: float):
         self.net = net
-        self.mu = np.asarray(mu, dtype=float)
+        self.mu = np.ascontiguousarray(mu, dtype=float)
         self.shift = float(np.sum(self.mu))
         self.limit = threshold - self.shift
         self.modifiers: list[int] = []
@@ -190,184 +406,130 @@ class ModifierSearch:
             bit[j] = np.int64(1) << b
         return bit, len(self.modifiers)
 
-    def _key(self, t: np.ndarray, k: np.ndarray, S: np.ndarray) -> np.ndarray:
-        return ((t * self.net.n + k) << MAX_MODIFIERS) | S
+    def _other(self, labels: Labels | None):
+        """The other direction's labels as kernel arguments (mode 1), or placeholders (mode 0)."""
+        if labels is None:
+            z = np.zeros((1, 1), dtype=np.int64)
+            e = np.zeros(1, dtype=np.int64)
+            return 0, (z, z, e, np.zeros(1), e, np.zeros(1), np.int64(0))
+        return 1, (labels.lo, labels.hi, labels.S, labels.v1, labels.j1, labels.v2,
+                   np.int64((1 << labels.nmod) - 1))
 
-    # ------------------------------------------------------------------ forward
+    def _run(self, kernel, steps, plain, other, bit, arr: _Arrays, used, max_labels, deadline):
+        net = self.net
+        mode, oargs = self._other(other)
+        for a, b in steps:
+            while True:
+                if deadline is not None and time.perf_counter() > deadline:
+                    return False
+                status, t, size, stamp = kernel(a, b, net.p, net.cost, self.mu, net.alive, net.mask, bit,
+                                                self.limit, mode, *plain, *oargs, *arr.args(), used,
+                                                *arr.table())
+                arr.size, arr.stamp = size, stamp
+                if status == 0:
+                    break
+                if status == 1 and not arr.grow(max_labels):
+                    return False
+                if status == 2:
+                    arr.grow_table()
+                a = t
+        return True
+
     def forward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
         """One forward pass with the current modifier jobs (``aborted`` past
         ``max_labels`` labels or the ``time.perf_counter`` value ``deadline``)."""
-        import time
-
-        net, N, T = self.net, self.net.N, self.net.T
+        net = self.net
         bit, m = self._bits()
-        full = np.int64((1 << m) - 1)
-        c = net.node_costs(self.mu)
-        node_k, node_t = net.node_k, net.node_t
         if self.bl is None:
             bw = net.backward(self.mu)
-        pool = _Pool()
-        pool.size = 1
-        pool.v1[0] = 0.0
-        pool.j1[0] = -1
-        pool.node[0] = N
-        lo_of = np.zeros(N + 1, dtype=np.int64)
-        hi_of = np.zeros(N + 1, dtype=np.int64)
-        hi_of[N] = 1
-        used = np.zeros(len(net.arc_src), dtype=bool)
-        tp, ptr = net.time_ptr, net.in_ptr
-        for t in range(1, T + 1):
-            v0, v1 = tp[t], tp[t + 1]
-            if v0 == v1:
-                continue
-            if deadline is not None and t % 64 == 0 and time.perf_counter() > deadline:
-                return ModifierPass(INF, -INF, [], pool.size, True)
-            a0, a1 = ptr[v0], ptr[v1]
-            src = net.arc_src[a0:a1]
-            cnt = hi_of[src] - lo_of[src]
-            total = int(cnt.sum())
-            if total == 0:
-                continue
-            arc = np.repeat(np.arange(a0, a1), cnt)
-            lab = np.repeat(lo_of[src], cnt) + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-            k = net.arc_tgtjob[arc]
-            v = net.arc_tgt[arc]
-            uj = net.arc_srcjob[arc]
-            S = pool.S[lab]
-            bk = bit[k]
-            val = np.where(pool.j1[lab] == k, pool.v2[lab], pool.v1[lab]) + c[v]
-            S2 = S | bk
-            if self.bl is not None:
-                mb = self.bl.nmod
-                R = ~S2 & np.int64((1 << mb) - 1)
-                rest = self.bl.lookup(self._key(node_t[v], node_k[v], R), uj)
-            else:
-                rest = np.where(bw.s1[v] == uj, bw.b2[v], bw.b1[v])
-            ok = ((S & bk) == 0) & (val + rest <= self.limit)
-            if not ok.any():
-                continue
-            used[arc[ok]] = True
-            if not pool.append_groups(v[ok], S2[ok], val[ok], uj[ok], lab[ok], lo_of, hi_of, max_labels):
-                return ModifierPass(INF, -INF, [], pool.size, True)
-        size = pool.size
-        keys = self._key(node_t[pool.node[1:size]], node_k[pool.node[1:size]], pool.S[1:size])
-        order = np.argsort(keys, kind="stable")
-        self.fl = Labels(keys[order], pool.v1[1:size][order], pool.j1[1:size][order],
-                         pool.v2[1:size][order], m)
-        # best full path
-        ends = np.arange(1, size)[(node_t[pool.node[1:size]] == T) & (pool.S[1:size] == full)]
-        result = self._finish(pool, ends, node_k, node_t, forward=True)
-        if not used.all():
-            net.set_arcs(net.arc_src[used], net.arc_tgt[used])
-        return result
-
-    # ------------------------------------------------------------------ backward
-    def backward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
-        """One backward pass (see :meth:`forward`)."""
-        import time
-
-        net, N, T = self.net, self.net.N, self.net.T
-        bit, m = self._bits()
-        full = np.int64((1 << m) - 1)
-        c = net.node_costs(self.mu)
-        node_k, node_t = net.node_k, net.node_t
-        if self.fl is None:
-            fw = net.forward(self.mu)
-        pool = _Pool()
-        tp = net.time_ptr
-        lo_of = np.zeros(N + 1, dtype=np.int64)
-        hi_of = np.zeros(N + 1, dtype=np.int64)
-        endn = np.arange(tp[T], tp[T + 1])
-        E = len(endn)
-        pool.reserve(E, max_labels + E)
-        pool.size = E
-        pool.v1[:E] = 0.0
-        pool.j1[:E] = -2
-        pool.node[:E] = endn
-        lo_of[endn] = np.arange(E)
-        hi_of[endn] = np.arange(1, E + 1)
-        used = np.zeros(len(net.arc_src), dtype=bool)
-        order_src, optr = net.by_src, net.out_ptr
-        jobx = np.append(node_k, -1)
-        timex = np.append(node_t, 0)
-        for t in list(range(T - 1, 0, -1)) + [0]:
-            if t > 0:
-                u0, u1 = tp[t], tp[t + 1]
-            else:
-                u0, u1 = N, N + 1
-            if u0 == u1:
-                continue
-            if deadline is not None and t % 64 == 0 and time.perf_counter() > deadline:
-                return ModifierPass(INF, -INF, [], pool.size, True)
-            arcs = order_src[optr[u0]:optr[u1]]
-            if len(arcs) == 0:
-                continue
-            v = net.arc_tgt[arcs]
-            cnt = hi_of[v] - lo_of[v]
-            total = int(cnt.sum())
-            if total == 0:
-                continue
-            arc = np.repeat(arcs, cnt)
-            lab = np.repeat(lo_of[v], cnt) + (np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt))
-            v = net.arc_tgt[arc]
-            u = net.arc_src[arc]
-            vj = net.arc_tgtjob[arc]
-            uj = net.arc_srcjob[arc]
-            R = pool.S[lab]
-            bk = bit[vj]
-            val = c[v] + np.where(pool.j1[lab] == uj, pool.v2[lab], pool.v1[lab])
-            R2 = R | bk
-            if t == 0:
-                before = np.zeros(len(u))
-            elif self.fl is not None:
-                mf = self.fl.nmod
-                S = ~R2 & np.int64((1 << mf) - 1)
-                before = self.fl.lookup(self._key(timex[u], jobx[u], S), vj)
-            else:
-                before = np.where(fw.p1[u] == vj, fw.f2[u], fw.f1[u])
-            ok = ((R & bk) == 0) & (val + before <= self.limit)
-            if t == 0:
-                ok &= R2 == full
-            if not ok.any():
-                continue
-            used[arc[ok]] = True
-            if not pool.append_groups(u[ok], R2[ok], val[ok], vj[ok], lab[ok], lo_of, hi_of, max_labels):
-                return ModifierPass(INF, -INF, [], pool.size, True)
-        size = pool.size
-        real = np.flatnonzero(pool.node[:size] != N)
-        keys = self._key(timex[pool.node[real]], jobx[pool.node[real]], pool.S[real])
-        order = np.argsort(keys, kind="stable")
-        self.bl = Labels(keys[order], pool.v1[real][order], pool.j1[real][order], pool.v2[real][order], m)
-        starts = np.flatnonzero(pool.node[:size] == N)
-        result = self._finish(pool, starts, node_k, node_t, forward=False)
-        if not used.all():
-            net.set_arcs(net.arc_src[used], net.arc_tgt[used])
-        return result
-
-    def _finish(self, pool: _Pool, ends: np.ndarray, node_k, node_t, forward: bool) -> ModifierPass:
-        N = len(node_k)
-        if len(ends) == 0:
-            return ModifierPass(INF, INF, [], pool.size, False)
-        best = int(ends[np.argmin(pool.v1[ends])])
-        value = float(pool.v1[best])
+            plain = (bw.b1, bw.s1, bw.b2)
+        else:
+            z = np.zeros((1, 1))
+            plain = (z, np.zeros((1, 1), dtype=np.int64), z)
+        arr = _Arrays(net.cost.shape, max_labels)
+        used = np.zeros_like(net.mask)
+        T = net.T
+        steps = [(a, min(a + _CHUNK, T + 1)) for a in range(1, T + 1, _CHUNK)]
+        if not self._run(_forward_steps, steps, plain, self.bl, bit, arr, used, max_labels, deadline):
+            return ModifierPass(INF, -INF, [], arr.size, True)
+        self.fl = labels = arr.labels(m)
+        full = (1 << m) - 1
+        best, value = -1, INF
+        for j in range(net.n):
+            for lab in range(labels.lo[T, j], labels.hi[T, j]):
+                if labels.S[lab] == full and labels.v1[lab] < value:
+                    best, value = lab, float(labels.v1[lab])
         path = []
-        lab, which = best, 1
-        if forward:
-            while pool.node[lab] != N:
-                node = int(pool.node[lab])
-                job = int(node_k[node])
-                path.append((job, int(node_t[node])))
-                prev = int(pool.ptr1[lab] if which == 1 else pool.ptr2[lab])
-                which = 1 if pool.j1[prev] != job else 2
+        if best >= 0:
+            lab, which = best, 1
+            while lab >= 0:
+                t, job = divmod(int(labels.node[lab]), net.n)
+                path.append((job, t))
+                prev = int(labels.ptr1[lab] if which == 1 else labels.ptr2[lab])
+                which = 2 if prev >= 0 and labels.j1[prev] == job else 1
                 lab = prev
             path.reverse()
+        self._shrink(arr, used)
+        return ModifierPass(value, value + self.shift, path, arr.size, False)
+
+    def backward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
+        """One backward pass (see :meth:`forward`)."""
+        net = self.net
+        bit, m = self._bits()
+        if self.fl is None:
+            fw = net.forward(self.mu)
+            plain = (fw.f1, fw.p1, fw.f2)
         else:
-            ujob = -1
-            while pool.ptr1[lab] >= 0:
-                nxt = int(pool.ptr1[lab] if which == 1 else pool.ptr2[lab])
-                node = int(pool.node[nxt])
-                path.append((int(node_k[node]), int(node_t[node])))
-                which = 1 if pool.j1[nxt] != ujob else 2
-                ujob = int(node_k[node])
-                lab = nxt
-        return ModifierPass(value, value + self.shift, path, pool.size, False)
+            z = np.zeros((1, 1))
+            plain = (z, np.zeros((1, 1), dtype=np.int64), z)
+        arr = _Arrays(net.cost.shape, max_labels)
+        used = np.zeros_like(net.mask)
+        T, n = net.T, net.n
+        # the labels at T: nothing after them
+        ends = np.flatnonzero(net.alive[T])
+        while arr.cap < len(ends):
+            arr.grow(max(max_labels, len(ends)))
+        for q, j in enumerate(ends):
+            arr.S[q], arr.v1[q], arr.j1[q], arr.v2[q] = 0, 0.0, -2, INF
+            arr.ptr1[q] = arr.ptr2[q] = -1
+            arr.node[q] = T * n + j
+            arr.lo[T, j], arr.hi[T, j] = q, q + 1
+        arr.size = len(ends)
+        steps = [(a, max(a - _CHUNK, 0)) for a in range(T - 1, 0, -_CHUNK)]
+        if not self._run(_backward_steps, steps, plain, self.fl, bit, arr, used, max_labels, deadline):
+            return ModifierPass(INF, -INF, [], arr.size, True)
+        self.bl = labels = arr.labels(m)
+        full = (1 << m) - 1
+        best, value = -1, INF
+        for k in range(n):
+            t = int(net.p[k])
+            if t > T or not net.alive[t, k]:
+                continue
+            ck = net.cost[t, k] - self.mu[k]
+            for lab in range(labels.lo[t, k], labels.hi[t, k]):
+                if int(labels.S[lab]) | int(bit[k]) == full and not int(labels.S[lab]) & int(bit[k]):
+                    v = ck + labels.v1[lab]
+                    if v < value:
+                        best, value = lab, float(v)
+        path = []
+        if best >= 0:
+            lab, which = best, 1
+            t, job = divmod(int(labels.node[lab]), n)
+            path.append((job, t))
+            while True:
+                nxt = int(labels.ptr1[lab] if which == 1 else labels.ptr2[lab])
+                if nxt < 0:
+                    break
+                t, nj = divmod(int(labels.node[nxt]), n)
+                path.append((nj, t))
+                which = 2 if labels.j1[nxt] == job else 1
+                job, lab = nj, nxt
+        self._shrink(arr, used)
+        return ModifierPass(value, value + self.shift, path, arr.size, False)
+
+    def _shrink(self, arr: _Arrays, used: np.ndarray) -> None:
+        """Keep only the arcs that carried a surviving label and the states that have one."""
+        net = self.net
+        has = arr.hi > arr.lo
+        net.mask &= used
+        net.alive &= has

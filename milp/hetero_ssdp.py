@@ -49,10 +49,11 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_subgradient import optimize
-from bounds.hetero_ti import INF, Expired, Network
+from bounds.hetero_dp import Grid
+from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
+from instances import options as opt
 from instances.options import Deadline, known_options
 from milp.hetero_modifiers import MAX_MODIFIERS, ModifierSearch
 from milp.result import Result
@@ -102,7 +103,8 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         ``backend="ssdp"``; OPTIMAL when proven, else FEASIBLE with the best
         schedule and the best bound.
     """
-    dl = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    dl = time_limit if isinstance(time_limit, Deadline) else Deadline(opt.time_limit(time_limit))
+    seed = opt.seed(seed, allow_none=False)
     sm = hb.single_machine(problem)
     if sm is None:
         raise SolverError("ssdp applies to one machine with a common arrival time only")
@@ -146,18 +148,16 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
 
     if ub == 0:
         return result(0.0, "incumbent has cost 0")
-    cand = sm.horizon * sm.n * sm.n // 2
-    if cand > hb.MAX_ARCS:
-        info["skipped"] = f"network too large ({cand} candidate arcs)"
+    size = hb.grid_bytes(sm)
+    if size > hb.MAX_GRID_BYTES:
+        info["skipped"] = f"network too large ({size / 2 ** 20:.0f} MiB)"
         return result(0.0, "network too large")
     # stage 2: Lagrangian relaxation with elimination
     try:
-        net = Network(sm.p, sm.costs(), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
+        net = Grid(sm.p, sm.costs(), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
     except Expired:
         return result(0.0, "time limit (building the network)")
-    wall = None if dl.at is None else dl.at
-    relax = optimize(net, ub, best_seq, deadline=wall, max_iter=SUBGRADIENT_PASSES,
-                     integral=True)
+    relax = hb.relax_grid(net, ub, best_seq, deadline=dl.at, max_iter=SUBGRADIENT_PASSES)
     info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
     say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")

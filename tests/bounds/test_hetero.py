@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds import hetero as hb
+from bounds.hetero_dp import Grid
 from bounds.hetero_multi import multi_bound
 from bounds.hetero_subgradient import optimize
 from bounds.hetero_ti import INF, Network, tardiness_costs
@@ -61,7 +62,7 @@ def test_modifier_search_with_every_job_is_exact(data, seed):
     opt = brute(p, w, d)
     rng = np.random.default_rng(seed)
     mu = rng.normal(0, 4, len(p))
-    net = Network(p, tardiness_costs(p, w, d), weights=w)
+    net = Grid(p, tardiness_costs(p, w, d), weights=w)
     search = ModifierSearch(net, mu, opt + 0.5)
     order = rng.permutation(len(p))
     search.add(order[:len(p) // 2])
@@ -72,7 +73,7 @@ def test_modifier_search_with_every_job_is_exact(data, seed):
     assert out.bound == pytest.approx(opt)
     assert sorted(j for j, _ in out.path) == list(range(len(p)))
     # below the optimum no path survives
-    net2 = Network(p, tardiness_costs(p, w, d), weights=w)
+    net2 = Grid(p, tardiness_costs(p, w, d), weights=w)
     s2 = ModifierSearch(net2, mu, opt - 0.5)
     s2.add(range(len(p)))
     assert s2.forward().value == INF
