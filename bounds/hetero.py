@@ -212,6 +212,7 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
 FIRST_STAGE_PASSES = 3
 
 
+@known_options
 def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = None,
                max_iter: int = 300) -> Relaxation:
     """Multipliers of the grid's relaxation in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4).
@@ -236,6 +237,7 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start)
 
 
+@known_options
 def grid_bytes(sm: SingleMachine) -> int:
     """Memory of the network of ``sm`` (:class:`bounds.hetero_dp.Grid`): a bit set
     over the jobs per state, the costs and three label arrays of a pass.

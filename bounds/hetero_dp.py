@@ -49,10 +49,12 @@ except ImportError:  # pragma: no cover - numba is a pinned dependency; this kee
         return lambda f: f
 
 from bounds.hetero_ti import INF, Expired, wspt_rank
+from instances.options import known_options
 
 __all__ = ["Grid", "GridForward", "GridBackward", "Successive", "words"]
 
 
+@known_options
 def words(n: int) -> int:
     """Machine words of a bit set over ``n`` jobs."""
     return max(1, (int(n) + 63) // 64)
@@ -374,6 +376,7 @@ class Grid:
         passes before the build.
     """
 
+    @known_options
     def __init__(self, p, cost: np.ndarray, rank=None, weights=None, max_cost: float | None = None,
                  deadline: float | None = None):
         p = np.ascontiguousarray(p, dtype=np.int64)
