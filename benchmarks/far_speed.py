@@ -15,6 +15,10 @@ Ties (``--ties``): for each n, FAR's makespan with the FAR authors' tie rules
 (the default, ``ties="ours"``), after phases 1+2 and after refinement, on
 ``--reps`` generated instances per n with fresh seeds; mean, standard
 deviation, extremes, how many differ, and what ``ties="best"`` gains over ours.
+Every instance is a task of :mod:`benchmarks.executor` (``--out`` records
+them; the same command resumes); an instance whose task failed is left out
+of the figures and of the count of differing ones, which is then out of the
+instances that finished, and a ``failed`` column counts it.
 
 Usage::
 
