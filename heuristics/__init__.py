@@ -16,3 +16,6 @@ name -> method) that the benchmarks build their tables from:
 Heuristics import ``instances`` and ``bounds`` only, never ``milp`` or
 ``benchmarks`` (docs/architecture.md).
 """
+
+#: The package exports nothing itself: import its modules (``from heuristics import far``).
+__all__: list[str] = []
