@@ -10,7 +10,7 @@ on, not listed here, so a family added there is held to the contract at once:
    after the problem by keyword only: a positional ``False`` must never be
    read as a backend, a time limit or a flag by its place;
 4. on a tiny generated instance: the same seed gives the same instance, it
-   saves and loads back equal (through ``from_dict`` too), every method's
+   saves and loads back equal (through ``from_dict`` and its dict form too), every method's
    solution and the exact solution pass the family's checker, and each
    solution's type writes itself with ``to_json`` and reads back with
    ``from_json`` to a solution that writes the same text and still passes
@@ -109,6 +109,11 @@ def test_the_tiny_instance_is_reproducible_and_round_trips(family, tmp_path):
     again = inst.from_dict(json.loads(text))
     assert again == problem
     assert milp.family_of(loaded) == family
+    # the dict form: a method of the problem, or (pairing, whose problem module cannot import its JSON
+    # module without a cycle) the family module's to_dict
+    to_dict = getattr(problem, "to_dict", None) or (lambda: inst.to_dict(problem))
+    assert inst.from_dict(to_dict()) == problem
+    assert to_dict() == json.loads(text)
 
 
 def _round_trip(inst, problem, solution) -> None:
