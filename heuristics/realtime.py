@@ -55,8 +55,15 @@ from instances.options import known_options
 
 __all__ = [
     "HeuristicResult", "Allocator", "init_partitions", "merge", "select_partitions",
-    "partition_and_allocate", "one_gpu", "one_gpu_fluid", "METHODS", "run",
+    "partition_and_allocate", "one_gpu", "one_gpu_fluid", "METHODS", "run", "MAX_TASKS",
 ]
+
+#: Most tasks Algorithm 1 takes. Its work grows faster than n^2: ACT's forbidden
+#: list merges every pair of tasks (Sec. 5.3), SMS computes the merge with every
+#: eligible partner at each of up to n steps (Definition 3), and every partition
+#: carries an n-bit task mask. A set of 1,000 tasks takes minutes and over a GB;
+#: the baseline 1G (:func:`one_gpu`) takes any size.
+MAX_TASKS = 1_000
 
 
 @dataclass(frozen=True)
@@ -306,6 +313,9 @@ class Allocator:
         is what the comparison with the exact minimum uses."""
         t0 = time.perf_counter()
         problem = self.problem
+        if problem.n > MAX_TASKS:
+            raise OptionError(f"Algorithm 1 takes at most {MAX_TASKS:,} tasks (its work grows faster than n^2), "
+                              f"got {problem.n:,}; the baseline 1G takes any size", field="problem")
         target = problem.sms if target is None else target
         if rt.lemma1_unschedulable(problem):
             return HeuristicResult(False, None, "lemma1", time.perf_counter() - t0, self.stats)
@@ -348,8 +358,13 @@ def init_partitions(problem: rt.RealtimeProblem) -> list[rt.Partition] | None:
     >>> init_partitions(rt.RealtimeProblem((t,), 68))
     [Partition(size=5, tasks=(0,))]
     """
-    parts = Allocator(problem).init_partitions()
-    return None if parts is None else [rt.Partition(p.size, tuple(p.tasks)) for p in parts]
+    out = []
+    for i in range(problem.n):  # no Allocator: its n-bit task masks would make this quadratic
+        m = rt.lemma2_min_size(problem, i)
+        if m is None:
+            return None
+        out.append(rt.Partition(m, (i,)))
+    return out
 
 
 @known_options

@@ -423,6 +423,8 @@ def parse_real(token: str, *, lo: float | None = None, positive: bool = False, h
     value = float(token)
     if not math.isfinite(value):
         raise error(f"not finite (too large for a float): {_shown(token)}", **_place(source, task, field))
+    if lo is None and hi is None and not positive:  # the common case, once per number of a large file
+        return value
     return real(value, lo=lo, positive=positive, hi=hi, source=source, task=task, field=field, error=error)
 
 

@@ -15,6 +15,11 @@
 * one task per line, ``name t(s_1) t(s_2) ...`` (one time per GPU size in
   increasing size order) or ``name 1:10.5 2:5.3 ...``; ``#`` starts a comment.
 
+A text list holds at most :data:`~instances.console.MAX_TASKS` (100,000)
+tasks, the most a generated batch holds (FAR's work and the checker's are
+linear in the tasks, but a million tasks take minutes); a JSON file is
+bounded by :data:`~instances.files.MAX_FILE_BYTES`.
+
 Numbers are read by :func:`instances.files.parse_integer` and
 :func:`~instances.files.parse_real`, as strictly as the JSON (``1_0``,
 Arabic-Indic digits, ``nan`` and ``inf`` are refused), and a size given twice
@@ -39,6 +44,7 @@ import re
 from pathlib import Path
 
 from instances import files, gpus, mig_problem
+from instances.console import MAX_TASKS
 from instances.errors import InstanceError
 from instances.files import parse_json, read_text
 from instances.gpus import GPUSpec
@@ -94,6 +100,8 @@ def parse_tasklist(text: str, gpu: GPUSpec, source: str) -> Problem:
         if not line or set(line) <= set("=-"):
             continue
         where = f"line {lineno}"
+        if len(tasks) >= MAX_TASKS:
+            _too_many(source, lineno)
         m = _TASK_LINE.match(line)
         if m:
             if current:
@@ -128,9 +136,16 @@ def parse_tasklist(text: str, gpu: GPUSpec, source: str) -> Problem:
         tasks.append(Task(name, times))
     if current:
         tasks.append(Task(*current))
+    if len(tasks) > MAX_TASKS:
+        _too_many(source, lineno)
     if not tasks:
         raise InstanceError("no tasks found", source=source)
     return Problem(gpu, tasks, source=source)
+
+
+def _too_many(source: str, lineno: int) -> None:
+    raise InstanceError(f"more than {MAX_TASKS:,} tasks (line {lineno}); a MIG batch holds at most {MAX_TASKS:,}",
+                        source=source)
 
 
 def load_tasklist(path: str | Path, gpu: str | None = None) -> Problem | Workload:
