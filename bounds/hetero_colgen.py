@@ -1,0 +1,505 @@
+"""Column-generation lower bound for weighted tardiness on heterogeneous GPUs with arrivals.
+
+The LP relaxation of the arc-time-indexed formulation of Pessoa, Uchoa,
+Poggi de Aragão and Rodrigues ("Exact algorithm over an arc-time-indexed
+formulation for parallel machine scheduling problems", 2010, Sec. 2-3), in
+its Dantzig-Wolfe form: a column is a *pseudo-schedule* of one GPU class (a
+path of :mod:`bounds.hetero_pricing`: tasks start no earlier than their
+arrival, eq. 5, only on GPUs they fit, eq. 3, with the class's run times
+``p_ij = L_i / v_j``, no task twice in a row nor in a 2-cycle), and the master
+LP (HiGHS) is
+
+    min sum_c cost_c lambda_c
+    s.t. sum_c a_ic lambda_c = 1      for every task i          (duals pi_i)
+         sum_{c of class k} lambda_c <= m_k  for every class k  (duals sigma_k <= 0)
+
+with GPUs of the same speed and memory aggregated into one class of ``m_k``
+GPUs. Pricing finds, per class, the pseudo-schedule of least
+``cost - sum pi``. The bound reported never relies on the LP having
+converged: for any prices ``pi`` the Lagrangian value
+
+    L(pi) = sum_i pi_i + sum_k m_k min(0, min_c (cost_c - sum_{i in c} pi_i))
+
+bounds every schedule (relax "each task once": each GPU then picks its own
+cheapest pseudo-schedule, and every real GPU schedule is one), so the best
+``L`` over the passes is returned (Farley's bound: the LP value plus the
+classes' least reduced costs); at convergence it equals the LP value.
+Prices are smoothed towards the best ``L`` found (Wentges' stabilisation),
+falling back to the LP's own duals when the smoothed point prices out no
+column.
+
+Validity for the user's data: times go on an integer grid of ``1/R`` time
+units (exactly when the data are decimals of a short enough grid, as the
+generator's are), otherwise run times and arrivals are rounded down, due dates
+up; weights go on a grid of ``1/Rw`` rounded down. Every real schedule then
+maps to a path (start times rounded down) that costs no more, so the model
+bound divided by ``R Rw`` is valid. A schedule no worse than the incumbent
+(cost ``ub``) completes each task ``i`` by ``d_i + ub / w_i``: later
+completions are left out of the network (they cannot occur in an optimum).
+
+Examples
+--------
+>>> from instances import hetero
+>>> from milp import solve_optimal
+>>> pb = hetero.generate(7, seed=4)
+>>> res = colgen_bound(pb, time_limit=20)
+>>> res.bound <= solve_optimal(pb, time_limit=20).objective + 1e-9
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import highspy
+import numpy as np
+
+from bounds.hetero_pricing import backward, columns, forward
+from instances import options as opt
+from instances.hetero import HeteroProblem, Schedule
+from instances.options import known_options
+
+__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "MAX_STEPS"]
+
+#: Largest number of grid steps of a class's horizon.
+MAX_STEPS = 20_000
+#: Columns added per class and pass (the cheapest ending with each task).
+COLUMNS_PER_CLASS = 12
+#: Random list schedules whose GPU sequences start the master LP.
+START_SCHEDULES = 200
+DEBUG = False
+#: Weight of the best prices so far in the smoothed prices (Wentges).
+SMOOTHING = 0.5
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The problem on integer grids, one per GPU (see the module docstring).
+
+    ``tasks``: problem indices of the schedulable tasks (model task ``i`` is
+    ``tasks[i]``). GPU ``j`` has its own grid of ``1/Rj[j]`` time units (a
+    T4 with integer data needs no finer grid than 1, an A100 running the same
+    tasks 5 times faster needs 1/5): ``P[i, j]``, ``A[i, j]``, ``D[i, j]`` are
+    run times, arrivals and due dates on it, ``Lst[i, j]`` the latest
+    completion of interest. ``W`` are the weights on a grid of ``1/Rw``;
+    costs on GPU ``j`` are counted in units of ``1/(R Rw)`` (``R`` a common
+    multiple of the ``Rj``), so ``Wj[i, j] = W[i] R / Rj[j]``. ``exact``: the
+    grids hold the data exactly (model cost = user cost x ``R Rw``).
+    """
+
+    tasks: np.ndarray
+    P: np.ndarray
+    A: np.ndarray
+    D: np.ndarray
+    Lst: np.ndarray
+    W: np.ndarray
+    Wj: np.ndarray
+    eligible: np.ndarray
+    Rj: np.ndarray
+    R: float
+    Rw: float
+    exact: bool
+
+    @property
+    def scale(self) -> float:
+        return self.R * self.Rw
+
+    def cost(self, i: int, j: int, end: float) -> float:
+        """Model cost of task ``i`` completing at ``end`` (user time) on GPU ``j`` (completion rounded down)."""
+        C = int(math.floor(end * self.Rj[j] + 1e-9))
+        return float(self.Wj[i, j] * max(0, C - self.D[i, j]))
+
+
+def _power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
+    for k in range(top + 1):
+        scaled = values * 10 ** k
+        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
+            return 10 ** k
+    return None
+
+
+#: Candidate exact grid scales: the divisors of 10^6 (every decimal grid's), coarsest first.
+_SCALES = sorted(2 ** i * 5 ** k for i in range(7) for k in range(7))
+
+
+def _exact_scale(values: np.ndarray, limit: float) -> int | None:
+    """Smallest divisor ``R`` of 10^6 that makes every value an integer, if ``R <= limit``."""
+    for R in _SCALES:
+        if R > limit:
+            return None
+        scaled = values * R
+        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
+            return R
+    return None
+
+
+def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid | None:
+    """The grids of the problem's schedulable tasks, or ``None`` when some run time would round to 0 steps.
+
+    ``ub``: the cost of a known schedule (user units), which caps the completions.
+    """
+    tasks = np.flatnonzero(problem.eligible.any(axis=1))
+    p, a = problem.p[tasks], problem.arrival[tasks]
+    d, w, elig = problem.deadline[tasks], problem.weight[tasks], problem.eligible[tasks]
+    m = problem.m
+    # the latest completion of a semi-active schedule on each GPU, and the incumbent's cap
+    last = np.array([a[elig[:, j]].max() + p[elig[:, j], j].sum() if elig[:, j].any() else 0.0 for j in range(m)])
+    with np.errstate(divide="ignore"):
+        cap = np.where(w > 0, d + ub / np.where(w > 0, w, 1.0), np.inf)
+    lst = np.minimum(cap[:, None], last[None, :])               # user time, per task and GPU
+    horizon = np.array([lst[elig[:, j], j].max() if elig[:, j].any() else 1.0 for j in range(m)])
+    Rj = [_exact_scale(np.concatenate([p[elig[:, j], j], a[elig[:, j]], d[elig[:, j]]]),
+                       max_steps / max(horizon[j], 1e-300)) for j in range(m)]
+    exact = all(r is not None for r in Rj)
+    if exact:
+        R = float(np.lcm.reduce(np.array(Rj, dtype=np.int64)))
+        Rj = np.array(Rj, dtype=float)
+    else:
+        R = max_steps / max(float(horizon.max()), 1e-300)
+        Rj = np.full(m, R)
+    Rw = _power_of_ten(w)
+    exact = exact and Rw is not None
+    Rw = 10 ** 6 if Rw is None else Rw
+    P = np.floor(p * Rj + 1e-9).astype(np.int64)
+    if (P[elig] < 1).any():
+        return None
+    A = np.floor(a[:, None] * Rj + 1e-9).astype(np.int64)
+    D = np.ceil(d[:, None] * Rj - 1e-9).astype(np.int64)
+    Lst = np.floor(lst * Rj + 1e-6).astype(np.int64)
+    W = np.floor(w * Rw + 1e-9)
+    return Grid(tasks, P, A, D, Lst, W, W[:, None] * (R / Rj)[None, :], elig, Rj, float(R), float(Rw), bool(exact))
+
+
+@dataclass
+class ColgenBound:
+    """Outcome of :func:`colgen_bound`.
+
+    ``bound`` (user units) is valid for the user's data whatever the budget;
+    ``upper`` is the incumbent's cost; ``proved``: the bound meets it on an
+    exact grid; ``converged``: the LP was solved (``lp`` its value, user
+    units); ``prices`` the task prices of the best bound (problem order of
+    ``grid.tasks``).
+    """
+
+    bound: float
+    upper: float
+    proved: bool = False
+    converged: bool = False
+    lp: float | None = None
+    prices: np.ndarray | None = None
+    grid: Grid | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class _Class:
+    """One GPU class: its GPUs, tasks, grid data and the completions still allowed (``alive``)."""
+
+    def __init__(self, g: Grid, gpus: list[int], row: int):
+        j = gpus[0]
+        self.gpus, self.m, self.row = gpus, len(gpus), row
+        self.tasks = np.flatnonzero(g.eligible[:, j])         # model task indices
+        self.P, self.A, self.D = g.P[self.tasks, j], g.A[self.tasks, j], g.D[self.tasks, j]
+        self.W, Lst = g.Wj[self.tasks, j], g.Lst[self.tasks, j]
+        H = int(max(1, Lst.max()))
+        t = np.arange(H + 1)[:, None]
+        self.alive = (t >= (self.A + self.P)[None, :]) & (t <= Lst[None, :])
+        self.H = H
+
+    def retime(self, ks) -> tuple[list[tuple[int, int]], float]:
+        """The semi-active timing of a sequence of local tasks on this grid, and its cost."""
+        t, seq, cost = 0, [], 0.0
+        for k in ks:
+            t = max(t, int(self.A[k])) + int(self.P[k])
+            seq.append((int(k), t))
+            cost += float(self.W[k] * max(0, t - self.D[k]))
+        return seq, cost
+
+
+def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[_Class]):
+    """One column per GPU of the incumbent ``(class, [(local task, completion)], cost)``, and its model cost."""
+    pos = {int(t): i for i, t in enumerate(g.tasks)}
+    cls_of = {j: c for c in classes for j in c.gpus}
+    per_gpu: dict[int, list] = {}
+    for x in upper.assignments:
+        i, j = pos[problem.index[x.task]], problem.gpu_index[x.gpu]
+        per_gpu.setdefault(j, []).append((i, int(math.floor(x.end * g.Rj[j] + 1e-9)), g.cost(i, j, x.end)))
+    cols = []
+    for j, xs in per_gpu.items():
+        c = cls_of[j]
+        local = {int(i): k for k, i in enumerate(c.tasks)}
+        cols.append((c, [(local[i], t) for i, t, _ in sorted(xs, key=lambda x: x[1])], float(sum(x[2] for x in xs))))
+    return cols, float(sum(cost for _, _, cost in cols))
+
+
+def _schedule_prices(problem: HeteroProblem, g: Grid, upper: Schedule) -> np.ndarray:
+    """The incumbent's complementary-slackness prices: each task's cost plus its run time priced at the
+    weight of the late tasks after it on its GPU (as in :mod:`bounds.hetero_multi`; any prices are valid)."""
+    pos = {int(t): i for i, t in enumerate(g.tasks)}
+    pi = np.zeros(len(g.tasks))
+    per_gpu: dict[int, list] = {}
+    for x in upper.assignments:
+        per_gpu.setdefault(problem.gpu_index[x.gpu], []).append(x)
+    for j, xs in per_gpu.items():
+        late_after = 0.0
+        for x in sorted(xs, key=lambda x: -x.end):
+            i = pos[problem.index[x.task]]
+            cost = g.cost(i, j, x.end)
+            pi[i] = cost + g.P[i, j] * late_after
+            if cost > 0:
+                late_after += g.Wj[i, j]
+    return pi
+
+
+def _user_cost(problem: HeteroProblem, schedule: Schedule) -> float:
+    idx = problem.index
+    return float(sum(problem.weight[idx[x.task]] * max(0.0, x.end - problem.deadline[idx[x.task]])
+                     for x in schedule.assignments))
+
+
+class _Master:
+    """The restricted master LP in HiGHS (rows: tasks, then classes); the first columns (the incumbent's)
+    are never dropped, so it stays feasible."""
+
+    def __init__(self, n: int, classes: list[_Class]):
+        self.n, self.K = n, len(classes)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        inf = highspy.kHighsInf
+        lo = np.concatenate([np.ones(n), np.full(self.K, -inf)])
+        hi = np.concatenate([np.ones(n), [float(c.m) for c in classes]])
+        h.addRows(n + self.K, lo, hi, 0, np.zeros(n + self.K, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.h = h
+        self.cols: list[tuple[_Class, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
+        self.keep = 0
+
+    def add(self, cols: list[tuple[_Class, list[tuple[int, int]], float]]) -> None:
+        """Add columns ``(class, [(local task, completion), ...], cost)``."""
+        starts, idx, vals, costs = [], [], [], []
+        for c, seq, cost in cols:
+            ks = np.array([k for k, _ in seq], dtype=np.int64)
+            self.cols.append((c, ks, np.array([t for _, t in seq], dtype=np.int64)))
+            starts.append(len(idx))
+            u, k = np.unique(c.tasks[ks], return_counts=True)
+            idx.extend(u.tolist() + [self.n + c.row])
+            vals.extend(k.astype(float).tolist() + [1.0])
+            costs.append(cost)
+        m = len(cols)
+        self.h.addCols(m, np.asarray(costs, float), np.zeros(m), np.full(m, highspy.kHighsInf), len(idx),
+                       np.asarray(starts, np.int32), np.asarray(idx, np.int32), np.asarray(vals, float))
+
+    def drop_dead(self) -> int:
+        """Bound to 0 the columns through a completion that fixing removed; how many."""
+        dead = [q for q, (c, ks, ts) in enumerate(self.cols[self.keep:], self.keep)
+                if len(ks) and ((ts > c.H).any() or not c.alive[np.minimum(ts, c.H), ks].all())]
+        if dead:
+            z = np.zeros(len(dead))
+            self.h.changeColsBounds(len(dead), np.asarray(dead, np.int32), z, z)
+        return len(dead)
+
+    def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
+        self.h.run()
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"master LP: {self.h.getModelStatus()}")
+        dual = np.asarray(self.h.getSolution().row_dual, dtype=float)
+        return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:]
+
+
+def _list_columns(problem: HeteroProblem, g: Grid, classes: list[_Class], count: int, seed: int = 0):
+    """Columns of ``count`` earliest-finish list schedules of randomly perturbed due-date orders.
+
+    Only a richer start for the master LP (every column is a GPU's real sequence, re-timed on the grid):
+    from the incumbent's columns alone the LP stays degenerate for many passes.
+    """
+    rng = np.random.default_rng(seed)
+    cls_of = {j: c for c in classes for j in c.gpus}
+    local = {id(c): {int(i): k for k, i in enumerate(c.tasks)} for c in classes}
+    gpus = sorted(cls_of)
+    d = problem.deadline[g.tasks]
+    spread = float(np.mean([problem.p[g.tasks, j].mean() for j in gpus]))
+    seen, cols = set(), []
+    for _ in range(count):
+        order = np.argsort(d + rng.normal(0.0, spread * rng.uniform(0.5, 4.0), len(d)))
+        avail = {j: 0 for j in gpus}
+        seqs: dict[int, list[int]] = {j: [] for j in gpus}
+        for i in order:
+            best, bj = math.inf, -1
+            for j in gpus:
+                if g.eligible[i, j]:
+                    fin = (max(avail[j], g.A[i, j]) + g.P[i, j]) / g.Rj[j]
+                    if fin < best:
+                        best, bj = fin, j
+            avail[bj] = max(avail[bj], g.A[i, bj]) + g.P[i, bj]
+            seqs[bj].append(int(i))
+        for j, seq in seqs.items():
+            c = cls_of[j]
+            key = (c.row, tuple(seq))
+            if seq and key not in seen:
+                seen.add(key)
+                timed, cost = c.retime([local[id(c)][i] for i in seq])
+                cols.append((c, timed, cost))
+    return cols
+
+
+def _eft(problem: HeteroProblem) -> Schedule:
+    from instances.hetero import evaluate_sequences
+
+    p, a, elig = problem.p, problem.arrival, problem.eligible
+    avail = np.zeros(problem.m)
+    seqs: list[list[int]] = [[] for _ in range(problem.m)]
+    for i in np.lexsort((problem.arrival, problem.deadline)):
+        if elig[i].any():
+            fin = np.where(elig[i], np.maximum(avail, a[i]) + p[i], np.inf)
+            gj = int(np.argmin(fin))
+            avail[gj] = fin[gj]
+            seqs[gj].append(int(i))
+    return evaluate_sequences(problem, seqs)
+
+
+@known_options
+def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
+                 deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
+                 per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING) -> ColgenBound | None:
+    """Column-generation bound of the heterogeneous problem (see the module docstring).
+
+    Parameters
+    ----------
+    problem
+        Any problem (one GPU or several, with or without arrivals).
+    upper
+        A good schedule (e.g. the ILS's): its cost caps the completions, its
+        GPUs' sequences are the first columns. Without one, an EFT list
+        schedule in due-date order is used.
+    time_limit, deadline, max_iter
+        Budget (seconds from now, or an absolute ``time.perf_counter()``
+        deadline; pricing passes).
+    max_steps
+        Largest grid horizon per class.
+    per_class, smoothing
+        Columns added per class and pass; weight of the best prices in the
+        smoothed prices (0: plain column generation).
+
+    Returns
+    -------
+    ColgenBound or None
+        ``None`` when the data do not fit a grid of ``max_steps`` steps
+        (a run time would round to 0).
+    """
+    time_limit = opt.time_limit(time_limit)
+    opt.integer(max_iter, "max_iter", lo=0)
+    opt.integer(max_steps, "max_steps", lo=1, hi=10 ** 7)
+    opt.integer(per_class, "per_class", lo=1)
+    opt.number(smoothing, "smoothing", lo=0.0, hi=0.99)
+    t0 = time.perf_counter()
+    if deadline is None and time_limit is not None:
+        deadline = t0 + time_limit
+    if problem.n == 0 or not problem.eligible.any():
+        return ColgenBound(0.0, 0.0, proved=True, converged=True, lp=0.0, info={"empty": True})
+    if upper is None:
+        upper = _eft(problem)
+    ub_user = _user_cost(problem, upper)
+    if ub_user <= 0:
+        return ColgenBound(0.0, 0.0, proved=True, info={"zero": True})
+    g = grid(problem, ub_user, max_steps)
+    if g is None:
+        return None
+    n = len(g.tasks)
+    groups: dict[tuple, list[int]] = {}
+    for j, gpu in enumerate(problem.gpus):
+        if g.eligible[:, j].any():
+            groups.setdefault((gpu.speed, gpu.memory), []).append(j)
+    classes = [_Class(g, gpus, r) for r, gpus in enumerate(groups.values())]
+    inc_cols, ub = _incumbent_columns(problem, g, upper, classes)
+    target = math.ceil(ub - 1e-6 * max(1.0, ub))   # model costs are integers: a bound above ub - 1 proves ub
+    # fixing keeps every schedule of model cost <= theta: on an exact grid those better than the incumbent,
+    # otherwise every schedule no worse than it in user units (its grid image costs no more)
+    theta = ub - 1 if g.exact else math.floor(ub_user * g.scale * (1 + 1e-12))
+    master = _Master(n, classes)
+    master.add(inc_cols)
+    master.keep = len(inc_cols)
+    master.add(_list_columns(problem, g, classes, START_SCHEDULES))
+
+    def price(pi: np.ndarray):
+        """``L(pi)`` and the classes' labels (``-inf``: out of time)."""
+        total, labs = float(pi.sum()), []
+        for c in classes:
+            lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks])
+            total += c.m * lab.value
+            labs.append(lab)
+            if deadline is not None and time.perf_counter() >= deadline:
+                return -math.inf, labs
+        return total, labs
+
+    def fix(pi: np.ndarray, L: float, labs) -> int:
+        """Reduced-cost fixing: remove the completions no schedule of cost <= theta uses; how many."""
+        removed = 0
+        for c, lab in zip(classes, labs):
+            pis = pi[c.tasks]
+            through = lab.df1[:, :len(c.tasks)] + backward(c.P, c.A, c.alive, c.W, c.D, pis)
+            # the other GPUs take at least their cheapest pseudo-schedules
+            dead = c.alive & (L - lab.value + through > theta + 1e-6 * max(1.0, abs(theta)))
+            removed += int(dead.sum())
+            c.alive &= ~dead
+            while c.H > 1 and not c.alive[c.H].any():
+                c.H -= 1
+            c.alive = np.ascontiguousarray(c.alive[:c.H + 1])
+        return removed
+
+    best, center = -math.inf, _schedule_prices(problem, g, upper)
+    alpha = smoothing
+    lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
+    last_fix = None
+    while passes < max_iter and best < target - 1e-6 * max(1.0, abs(target)):
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        lp, pi_lp, sigma = master.solve()
+        pi_price = alpha * center + (1 - alpha) * pi_lp
+        while True:
+            passes += 1
+            total, labs = price(pi_price)
+            new, grad = [], np.ones(n)
+            for c, lab in zip(classes, labs):
+                for q, (val, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi_price[c.tasks], per_class)):
+                    tasks = c.tasks[[k for k, _ in seq]]
+                    if q == 0:
+                        np.subtract.at(grad, tasks, c.m)    # L's subgradient at pi_price
+                    # keep what prices out at the LP's own duals
+                    if cost - float(pi_lp[tasks].sum()) - sigma[c.row] < -1e-6 * max(1.0, abs(cost)):
+                        new.append((c, seq, cost))
+            if total > best:
+                best, center = total, pi_price.copy()
+                # fix again whenever the bound closed another 5 % of the gap to the incumbent
+                if last_fix is None or best - last_fix > 0.05 * (theta - last_fix):
+                    last_fix = best
+                    fixed += fix(pi_price, total, labs)
+                    dropped = master.drop_dead()
+                    if DEBUG:
+                        print(f"fix {time.perf_counter() - t0:.2f}s L={best:.0f}: {fixed} removed, "
+                              f"horizons {[c.H for c in classes]}")
+            if new or alpha == 0 or total == -math.inf:
+                break
+            mispriced += 1
+            alpha = 0.0         # the smoothed prices priced out nothing: try the LP's own
+            pi_price = pi_lp
+        if smoothing > 0 and total > -math.inf:
+            # automatic smoothing (Pessoa, Sadykov, Uchoa and Vanderbeck 2018): the LP's prices lie uphill
+            # of the smoothed ones (subgradient) -> trust them more, else less
+            if float(grad @ (pi_lp - center)) > 0:
+                alpha = max(0.0, alpha - 0.1)
+            else:
+                alpha = min(0.99, alpha + 0.1 * (1 - alpha))
+        if not new:
+            converged = total > -math.inf
+            break
+        master.add(new)
+    model = max(0.0, float(math.ceil(best - 1e-6 * max(1.0, abs(best))))) if best > -math.inf else 0.0
+    model = min(model, ub if g.exact else theta)
+    proved = g.exact and model >= ub
+    return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
+                       lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g,
+                       info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
+                             "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
+                             "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
+                             "horizons": [c.H for c in classes], "seconds": time.perf_counter() - t0})

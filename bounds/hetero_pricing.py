@@ -1,0 +1,357 @@
+"""Pricing of the heterogeneous-GPU column generation: cheapest pseudo-schedule of one GPU class.
+
+The pricing problem of :mod:`bounds.hetero_colgen` (Pessoa, Uchoa, Poggi de
+Aragão and Rodrigues, "Exact algorithm over an arc-time-indexed formulation
+for parallel machine scheduling problems", 2010, Sec. 3): on the integer
+time grid ``0..H`` of one GPU class, find the cheapest pseudo-schedule, where
+completing task ``k`` at ``t`` costs ``W_k max(0, t - D_k) - pi_k`` (its
+tardiness less its dual price). A *pseudo-schedule* is a sequence of tasks on
+one GPU, each started at ``max(A_k, completion of the previous one)`` (a
+semi-active schedule: some optimal schedule is one, eqs. 4-6) and completed at
+an allowed time (``alive``); a task may occur several times, but it keeps
+three rules that some optimal schedule satisfies on every GPU:
+
+* no task twice in a row and no 2-cycle ``i, j, i`` (with or without idle
+  time between; a real schedule repeats nothing);
+* adjacent-pair dominance: ``j`` directly before ``k`` (no idle time between)
+  is left out when the interchange ``k, j`` (``k`` starting where ``j``
+  started, which its arrival must allow) is strictly cheaper, or equally
+  cheap and ``j > k``. Each interchange followed by the left shift to the
+  semi-active schedule lowers the cost, or keeps it and lowers the number of
+  inversions of the index order, so repeating them ends in an optimal
+  schedule without such a pair (Tanaka, Fujikuma and Araki 2009, Sec. 4, for
+  one machine without arrivals).
+
+Labels (Abdul-Razaq and Potts' 2-cycle elimination): a completion label of
+``(t, j)`` ("``j`` completes at ``t``") keeps its cheapest value with the
+task before ``j`` and the cheapest one with another task before ``j``; an
+idle label "``j`` completed before ``t``, the machine idles since" keeps the
+same two. A task ``k`` starting at ``s`` follows a completion label of ``s``,
+or, only if ``s`` is its arrival, an idle label of ``s`` or the empty machine.
+The completion labels of ``s`` are scanned in order of value and the scan
+stops at the first that cannot improve the two kept, so a pass costs about
+``H n log n``. Compiled with numba (:func:`forward`); :func:`columns` reads
+the cheapest pseudo-schedule ending with each task off the labels;
+:func:`backward` bounds the rest of a pseudo-schedule for reduced-cost fixing.
+
+Examples
+--------
+>>> import numpy as np
+>>> P, A = np.array([2, 3]), np.array([0, 1])
+>>> W, D, alive = np.array([1.0, 2.0]), np.array([2, 3]), np.ones((9, 2), bool)
+>>> lab = forward(P, A, alive, W, D, np.array([5.0, 5.0]))
+>>> [(v, seq, cost) for v, seq, cost in columns(lab, P, W, D, np.array([5.0, 5.0]), 2)]
+[(-6.0, [(0, 2), (1, 5)], 4.0), (-5.0, [(0, 2)], 0.0)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+__all__ = ["Labels", "forward", "backward", "columns", "path_cost", "trace"]
+
+
+@dataclass
+class Labels:
+    """Labels of one pricing pass (arrays indexed ``[t, j]``, ``j = n`` the empty machine).
+
+    ``d*``: task ``j`` completes at ``t`` (value ``df1`` with the task
+    ``dp1`` before it, ``df2`` with another one ``dp2``; ``ds1``/``ds2``:
+    that task's label was a completion label, 0, or an idle one, 1). ``i*``:
+    ``j`` completed before ``t`` and the machine idles since (``is1``/``is2``:
+    carried from label 1 or 2 of the completion labels of ``t - 1``, codes 1
+    and 2, or of its idle labels, 3 and 4). ``best``/``best_t``: the cheapest
+    completion label of each task and its time.
+    """
+
+    df1: np.ndarray
+    dp1: np.ndarray
+    ds1: np.ndarray
+    df2: np.ndarray
+    dp2: np.ndarray
+    ds2: np.ndarray
+    if1: np.ndarray
+    ip1: np.ndarray
+    is1: np.ndarray
+    if2: np.ndarray
+    ip2: np.ndarray
+    is2: np.ndarray
+    best: np.ndarray
+    best_t: np.ndarray
+
+    @property
+    def value(self) -> float:
+        """The cheapest pseudo-schedule's value (the empty one, 0, included)."""
+        return float(min(0.0, self.best.min()))
+
+
+@numba.njit(cache=True, inline="always")
+def _tard(W, D, k, t):
+    late = t - D[k]
+    return W[k] * late if late > 0 else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _merge(a1, q1, c1, a2, q2, c2, b1, r1, e1, b2, r2, e2):
+    """Best two labels of distinct predecessors out of two such pairs (each pair distinct already)."""
+    if a1 <= b1:
+        if r1 != q1:
+            if b1 < a2:
+                return a1, q1, c1, b1, r1, e1
+            return a1, q1, c1, a2, q2, c2
+        if b2 < a2:
+            return a1, q1, c1, b2, r2, e2
+        return a1, q1, c1, a2, q2, c2
+    if q1 != r1:
+        if a1 < b2:
+            return b1, r1, e1, a1, q1, c1
+        return b1, r1, e1, b2, r2, e2
+    if a2 < b2:
+        return b1, r1, e1, a2, q2, c2
+    return b1, r1, e1, b2, r2, e2
+
+
+@numba.njit(cache=True, inline="always")
+def _insert(b1, j1, e1, b2, j2, e2, v, j, e):
+    """Offer ``(v, j, e)`` to the best two labels ``(b1, j1)``, ``(b2, j2)`` of distinct predecessors."""
+    if j == j1:
+        if v < b1:
+            return v, j1, e, b2, j2, e2
+        return b1, j1, e1, b2, j2, e2
+    if v < b1:
+        return v, j, e, b1, j1, e1
+    if j == j2:
+        if v < b2:
+            return b1, j1, e1, v, j2, e
+        return b1, j1, e1, b2, j2, e2
+    if v < b2:
+        return b1, j1, e1, v, j, e
+    return b1, j1, e1, b2, j2, e2
+
+
+@numba.njit(cache=True)
+def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, is1, if2, ip2, is2, order,
+             best, best_t):
+    n = P.shape[0]
+    inf = np.inf
+    for k in range(n):
+        best[k] = inf
+        best_t[k] = -1
+    for t in range(H + 1):
+        for j in range(n + 1):
+            df1[t, j] = inf
+            df2[t, j] = inf
+            dp1[t, j] = -1
+            dp2[t, j] = -1
+            ds1[t, j] = 0
+            ds2[t, j] = 0
+        if t == 0:
+            for j in range(n + 1):
+                if1[0, j] = inf
+                if2[0, j] = inf
+                ip1[0, j] = -1
+                ip2[0, j] = -1
+                is1[0, j] = 0
+                is2[0, j] = 0
+        else:
+            for j in range(n):
+                v1, q1, c1, v2, q2, c2 = _merge(df1[t - 1, j], dp1[t - 1, j], 1, df2[t - 1, j], dp2[t - 1, j], 2,
+                                                if1[t - 1, j], ip1[t - 1, j], 3, if2[t - 1, j], ip2[t - 1, j], 4)
+                if1[t, j] = v1
+                ip1[t, j] = q1
+                is1[t, j] = c1
+                if2[t, j] = v2
+                ip2[t, j] = q2
+                is2[t, j] = c2
+            if1[t, n] = inf
+            if2[t, n] = inf
+        for k in range(n):
+            if not alive[t, k]:
+                continue
+            s = t - P[k]
+            if s < A[k]:
+                continue
+            b1 = inf
+            j1 = -1
+            e1 = 0
+            b2 = inf
+            j2 = -1
+            e2 = 0
+            # right after a task that completes at s (no idle): the two cheapest distinct sources j != k,
+            # no 2-cycle k, j, k, no adjacent pair j, k that the interchange k, j beats
+            for idx in range(n):
+                j = order[s, idx]
+                fj = df1[s, j]
+                if fj >= b2:
+                    break
+                if j == k:
+                    continue
+                sk = s - P[j]
+                if sk >= A[k]:
+                    lhs = _tard(W, D, j, s) + _tard(W, D, k, t)
+                    rhs = _tard(W, D, k, sk + P[k]) + _tard(W, D, j, t)
+                    if lhs > rhs or (lhs == rhs and j > k):
+                        continue
+                v = fj if dp1[s, j] != k else df2[s, j]
+                b1, j1, e1, b2, j2, e2 = _insert(b1, j1, e1, b2, j2, e2, v, j, 0)
+            if s == A[k]:
+                # a semi-active schedule idles only until an arrival: from idle (or an empty machine)
+                # a task starts at its own arrival
+                for j in range(n + 1):
+                    if j == k:
+                        continue
+                    if j == n:
+                        v = 0.0
+                    else:
+                        v = if1[s, j] if ip1[s, j] != k else if2[s, j]
+                    b1, j1, e1, b2, j2, e2 = _insert(b1, j1, e1, b2, j2, e2, v, j, 1)
+            if j1 < 0:
+                continue
+            c = _tard(W, D, k, t) - pi[k]
+            df1[t, k] = b1 + c
+            dp1[t, k] = j1
+            ds1[t, k] = e1
+            df2[t, k] = b2 + c
+            dp2[t, k] = j2
+            ds2[t, k] = e2
+            if b1 + c < best[k]:
+                best[k] = b1 + c
+                best_t[k] = t
+        if np.isfinite(df1[t, :n]).any():
+            order[t] = np.argsort(df1[t, :n])
+        else:
+            order[t, 0] = 0         # no completion at t: the scans from t stop at once
+
+
+def forward(P, A, alive, W, D, pi) -> Labels:
+    """Labels of the pricing network (see the module docstring).
+
+    Parameters
+    ----------
+    P, A
+        Integer run times (``>= 1``) and arrivals of the class's tasks.
+    alive
+        ``(H + 1, n)`` booleans: task ``k`` may complete at ``t`` (the
+        incumbent's cap and reduced-cost fixing remove the others).
+    W, D
+        Weights and due dates on the grid (tardiness ``W_k max(0, t - D_k)``).
+    pi
+        Dual prices of the tasks.
+    """
+    H = alive.shape[0] - 1
+    n = len(P)
+    shape = (H + 1, n + 1)
+    arrays = [np.empty(shape, dtype) for _ in range(4) for dtype in (np.float64, np.int32, np.int8)]
+    order = np.empty((H + 1, n), np.int64)
+    best, best_t = np.empty(n), np.empty(n, np.int64)
+    _forward(np.asarray(P, np.int64), np.asarray(A, np.int64), alive, np.asarray(W, np.float64),
+             np.asarray(D, np.int64), np.asarray(pi, np.float64), int(H), *arrays, order, best, best_t)
+    return Labels(*arrays, best, best_t)
+
+
+@numba.njit(cache=True)
+def _backward(P, A, alive, W, D, pi, b):
+    H = alive.shape[0] - 1
+    n = P.shape[0]
+    for t in range(H, -1, -1):
+        b1 = 0.0        # stopping here: the empty rest, "task -1"
+        l1 = -1
+        b2 = 0.0
+        l2 = -1
+        for l in range(n):
+            s = t if t >= A[l] else A[l]
+            e = s + P[l]
+            if e > H or not alive[e, l]:
+                continue
+            v = _tard(W, D, l, e) - pi[l] + b[e, l]
+            if v < b1:
+                b2 = b1
+                l2 = l1
+                b1 = v
+                l1 = l
+            elif v < b2:
+                b2 = v
+                l2 = l
+        for k in range(n):
+            b[t, k] = b1 if l1 != k else b2
+
+
+def backward(P, A, alive, W, D, pi) -> np.ndarray:
+    """``b[t, k]``: a lower bound on the cheapest rest of a pseudo-schedule after ``k`` completes at ``t``.
+
+    The rest starts its next task at ``max(t, arrival)`` (semi-active) and
+    never right after itself; the 2-cycle and adjacency rules are dropped,
+    which only lowers it. ``forward(...).df1[t, k] + b[t, k]`` bounds every
+    pseudo-schedule through ``(t, k)`` from below (reduced-cost fixing).
+    """
+    H = alive.shape[0] - 1
+    b = np.empty((H + 1, len(P)))
+    _backward(np.asarray(P, np.int64), np.asarray(A, np.int64), alive, np.asarray(W, np.float64),
+              np.asarray(D, np.int64), np.asarray(pi, np.float64), b)
+    return b
+
+
+@numba.njit(cache=True)
+def _trace(P, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, k, t, out):
+    n = dp1.shape[1] - 1
+    m = 0
+    which = 1
+    idle = False
+    while k != n:
+        if idle:
+            code = is1[t, k] if which == 1 else is2[t, k]
+            t -= 1
+            idle = code >= 3
+            which = 1 if code == 1 or code == 3 else 2
+            continue
+        out[m, 0] = k
+        out[m, 1] = t
+        m += 1
+        pred = dp1[t, k] if which == 1 else dp2[t, k]
+        idle = (ds1[t, k] if which == 1 else ds2[t, k]) == 1
+        s = t - P[k]
+        if pred != n:
+            if idle:
+                which = 1 if ip1[s, pred] != k else 2
+            else:
+                which = 1 if dp1[s, pred] != k else 2
+        k = pred
+        t = s
+    return m
+
+
+def trace(lab: Labels, P, j: int) -> list[tuple[int, int]]:
+    """The cheapest pseudo-schedule ending with task ``j``: ``(task, completion)`` in time order."""
+    out = np.empty((lab.df1.shape[0] + 1, 2), np.int64)
+    m = _trace(np.asarray(P, np.int64), lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.ip1, lab.is1, lab.ip2, lab.is2,
+               int(j), int(lab.best_t[j]), out)
+    return [(int(k), int(t)) for k, t in out[:m][::-1]]
+
+
+def path_cost(seq, W, D) -> float:
+    """Tardiness of a pseudo-schedule ``[(task, completion), ...]`` on the grid."""
+    return float(sum(W[k] * max(0, t - D[k]) for k, t in seq))
+
+
+def columns(lab: Labels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[tuple[float, list, float]]:
+    """Up to ``limit`` pseudo-schedules of negative value: the cheapest ending with each task, best first.
+
+    Returns ``(value, [(task, completion), ...], cost)`` with ``value = cost - sum of pi`` over its tasks.
+    """
+    last = lab.best
+    out = []
+    seen = set()
+    for j in np.argsort(last, kind="stable"):
+        if len(out) >= limit or not last[j] < -tol:
+            break
+        seq = trace(lab, P, int(j))
+        key = tuple(seq)
+        if key in seen:
+            continue
+        seen.add(key)
+        cost = path_cost(seq, W, D)
+        out.append((cost - float(sum(pi[k] for k, _ in seq)), seq, cost))
+    return out

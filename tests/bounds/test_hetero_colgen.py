@@ -1,0 +1,162 @@
+"""The column-generation bound of the heterogeneous problem: never above the optimum (brute force, CP-SAT)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bounds.hetero_colgen import colgen_bound, grid
+from bounds.hetero_multi import multi_bound
+from bounds.hetero_pricing import backward, columns, forward, trace
+from instances import hetero
+from instances.hetero import GPU, HeteroProblem, Task
+from milp import solve_optimal
+
+
+def brute_multi(pb: HeteroProblem) -> float:
+    """Least total weighted tardiness by enumeration: every split of every order of the tasks over the GPUs,
+    each GPU's sequence run semi-actively (start = max(arrival, previous end))."""
+    tasks = [i for i in range(pb.n) if pb.eligible[i].any()]
+    sep = [-1] * (pb.m - 1)
+    best = math.inf
+    for perm in set(itertools.permutations(tasks + sep)):
+        seqs, cur = [], []
+        for x in perm:
+            if x < 0:
+                seqs.append(cur)
+                cur = []
+            else:
+                cur.append(x)
+        seqs.append(cur)
+        cost, ok = 0.0, True
+        for j, seq in enumerate(seqs):
+            t = 0.0
+            for i in seq:
+                if not pb.eligible[i, j]:
+                    ok = False
+                    break
+                t = max(t, pb.arrival[i]) + pb.p[i, j]
+                cost += pb.weight[i] * max(0.0, t - pb.deadline[i])
+            if not ok:
+                break
+        if ok:
+            best = min(best, cost)
+    return best
+
+
+@st.composite
+def tiny(draw):
+    """Up to 5 tasks on 1-3 GPUs; speeds from the generator's (exact decimal grids) or awkward ones like 3
+    (run times 1/3: the grid is rounded, in the safe direction); memories that leave some tasks on few GPUs."""
+    n = draw(st.integers(1, 5))
+    m = draw(st.integers(1, 3))
+    speeds = draw(st.lists(st.sampled_from([1.0, 2.0, 2.5, 3.0, 5.0, 7.0]), min_size=m, max_size=m))
+    mems = draw(st.lists(st.sampled_from([16.0, 32.0, 80.0]), min_size=m, max_size=m))
+    mems[0] = 80.0      # every task fits somewhere
+    tasks = []
+    for i in range(n):
+        tasks.append(Task(f"t{i}", float(draw(st.integers(1, 12))), float(draw(st.sampled_from([4, 24, 64]))),
+                          float(draw(st.integers(0, 20))), float(draw(st.integers(0, 5))),
+                          float(draw(st.integers(0, 8)))))
+    return HeteroProblem(tuple(tasks), tuple(GPU(f"g{j}", speeds[j], mems[j]) for j in range(m)))
+
+
+@settings(max_examples=80, deadline=None)
+@given(tiny(), st.integers(1, 40))
+def test_bound_never_above_the_brute_force_optimum(pb, passes):
+    opt = brute_multi(pb)
+    res = colgen_bound(pb, time_limit=None, max_iter=passes)
+    assert res is not None
+    assert res.bound <= opt + 1e-9 * max(1.0, opt)
+    if res.proved:
+        assert res.bound == pytest.approx(opt)
+        assert res.upper == pytest.approx(opt)
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny(), st.integers(0, 10 ** 6))
+def test_pricing_labels_match_their_pseudo_schedules(pb, seed):
+    # the traced pseudo-schedule of each task costs what its label says, keeps the rules (semi-active,
+    # no task twice in a row, no 2-cycle) and stays above the backward bound through each of its nodes
+    g = grid(pb, ub=1e6)
+    if g is None:
+        return
+    rng = np.random.default_rng(seed)
+    j = int(rng.integers(pb.m))
+    ks = np.flatnonzero(g.eligible[:, j])
+    if len(ks) == 0:
+        return
+    P, A, D, W = g.P[ks, j], g.A[ks, j], g.D[ks, j], g.Wj[ks, j]
+    H = int(A.max() + P.sum())
+    t = np.arange(H + 1)[:, None]
+    alive = (t >= (A + P)[None, :]) & (rng.random((H + 1, len(ks))) < 0.9)
+    pi = rng.normal(5.0, 10.0, len(ks)).round(1)
+    lab = forward(P, A, alive, W, D, pi)
+    b = backward(P, A, alive, W, D, pi)
+    for k in range(len(ks)):
+        if not math.isfinite(lab.best[k]):
+            continue
+        seq = trace(lab, P, k)
+        assert seq[-1][0] == k
+        cost = sum(W[i] * max(0, c - D[i]) - pi[i] for i, c in seq)
+        assert cost == pytest.approx(lab.best[k])
+        prev, before = 0, []
+        for i, c in seq:
+            assert alive[c, i] and c - P[i] == max(prev, A[i])
+            assert not before or before[-1] != i
+            assert len(before) < 2 or before[-2] != i
+            before.append(i)
+            prev = c
+        # the rest of the sequence after each node costs at least the backward bound
+        for q, (i, c) in enumerate(seq):
+            rest = sum(W[x] * max(0, cc - D[x]) - pi[x] for x, cc in seq[q + 1:])
+            assert b[c, i] <= rest + 1e-9
+    assert lab.value <= 0.0
+
+
+@pytest.mark.parametrize("n,seed", [(8, 1), (9, 2), (10, 3)])
+def test_bound_below_the_cpsat_optimum_and_at_least_the_lagrangian(n, seed):
+    pb = hetero.generate(n, seed=seed)
+    opt = solve_optimal(pb, backend="cpsat", time_limit=120)
+    assert opt.proven
+    res = colgen_bound(pb, time_limit=60)
+    assert res.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+    old = multi_bound(pb, time_limit=20).bound
+    assert res.bound >= old - 1e-9
+    # the grid of the generator's data is exact: the bound is a multiple of its cost unit
+    assert res.grid.exact
+
+
+def test_generated_n20_bound_close_to_an_ils_schedule():
+    from heuristics import hetero as heur
+
+    pb = hetero.generate(20, seed=7)
+    sched = heur.ils(pb, time_limit=None, max_iter=300, seed=0)
+    ub = hetero.weighted_tardiness(pb, sched)
+    res = colgen_bound(pb, sched, time_limit=60)
+    assert res.bound <= ub + 1e-9
+    assert res.converged or res.proved
+    assert res.bound >= 0.9 * ub
+    assert res.bound >= multi_bound(pb, sched, time_limit=20).bound
+
+
+def test_rounded_grid_stays_below_the_optimum():
+    # speeds 3 and 7 put run times off any decimal grid: the bound rounds and says so
+    tasks = tuple(Task(f"t{i}", float(w), 0.0, float(d), float(wt), float(a))
+                  for i, (w, d, wt, a) in enumerate([(7, 3, 2, 0), (5, 4, 1, 1), (9, 5, 3, 0), (4, 2, 2, 3)]))
+    pb = HeteroProblem(tasks, (GPU("a", 3.0), GPU("b", 7.0)))
+    res = colgen_bound(pb, time_limit=None)
+    assert not res.grid.exact
+    assert 0 < res.bound <= brute_multi(pb) + 1e-9
+    assert not res.proved
+
+
+def test_empty_and_zero_cases():
+    pb = HeteroProblem((), (GPU("g", 1.0),))
+    assert colgen_bound(pb).bound == 0.0
+    easy = HeteroProblem((Task("a", 2, 0, 10, 1, 0),), (GPU("g", 1.0),))
+    res = colgen_bound(easy)
+    assert res.bound == 0.0 and res.proved
