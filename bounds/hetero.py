@@ -48,7 +48,8 @@ from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["power_of_ten", "SingleMachine", "single_machine", "LagrangianBound", "lagrangian", "lower_bound",
-           "MAX_HORIZON", "MAX_GRID_BYTES", "grid_bytes", "relax_grid"]
+           "MAX_HORIZON", "MAX_GRID_BYTES", "grid_bytes", "relax_grid",
+           "repair_path"]
 
 #: Largest number of grid steps of a single-machine horizon (finer data are rounded).
 MAX_HORIZON = 20_000
@@ -208,6 +209,8 @@ def single_machine(problem: HeteroProblem, max_horizon: int = MAX_HORIZON) -> Si
     return SingleMachine(tasks, g, P, W, D, start, 1.0 / R, 1.0 / Rw, exact, dropped, dropped_cost)
 
 
+#: Passes without a better bound after which the grid's subgradient step halves.
+GRID_PATIENCE = 12
 #: Forward passes of the first stage (:class:`bounds.hetero_dp.Successive`) per job.
 FIRST_STAGE_PASSES = 3
 
@@ -234,7 +237,7 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     # on instances with few late jobs the cheap relaxation's multipliers can be worse than the schedule's prices
     prices = initial_multipliers(net, sequence)
     start = first.mu if net.forward(first.mu).bound >= net.forward(prices).bound else prices
-    return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start)
+    return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE)
 
 
 @known_options
@@ -252,9 +255,18 @@ def grid_bytes(sm: SingleMachine) -> int:
     return states * (8 * words(sm.n) + 8 + 24 + 1)
 
 
-def _lagrangian_heuristic(sm: SingleMachine, path) -> list[int]:
-    """A schedule from a relaxed path: first occurrences in path order, the
-    missing jobs by due date, then adjacent interchanges while they help."""
+def repair_path(sm: SingleMachine, path) -> list[int]:
+    """A schedule from a relaxed path (``(job, end time)`` pairs): first
+    occurrences in path order, the missing jobs by due date, then adjacent
+    interchanges while they help.
+
+    Examples
+    --------
+    >>> from instances import hetero
+    >>> sm = single_machine(hetero.orlib_wt40(1))
+    >>> sorted(repair_path(sm, [(3, 10), (3, 20), (1, 30)])) == list(range(40))
+    True
+    """
     seen: list[int] = []
     got = np.zeros(sm.n, dtype=bool)
     for j, _ in path:
@@ -386,7 +398,7 @@ def lagrangian(problem: HeteroProblem, upper: Schedule | Sequence[int] | None = 
     relax = relax_grid(net, ub, seq, deadline=deadline, max_iter=max_iter)
     if not relax.proved and upper is None:
         # the relaxed path often repairs into a better schedule than the rules gave
-        s2 = _lagrangian_heuristic(sm, relax.path)
+        s2 = repair_path(sm, relax.path)
         c2 = sm.model_cost(s2)
         if c2 < ub:
             seq, ub = s2, float(c2)

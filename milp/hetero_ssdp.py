@@ -50,20 +50,28 @@ import numpy as np
 
 from bounds import hetero as hb
 from bounds.hetero_dp import Grid
+from bounds.hetero_subgradient import optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances import options as opt
 from instances.options import Deadline, known_options
+from heuristics.hetero_dynasearch import dynasearch
 from milp.hetero_modifiers import MAX_MODIFIERS, ModifierSearch
 from milp.result import Result
 
 __all__ = ["solve_ssdp", "applies"]
 
-#: Forward passes of the multiplier optimisation before the modifier stage.
-SUBGRADIENT_PASSES = 150
+#: Forward passes of the multiplier optimisation before the modifier stage (and between its rounds).
+SUBGRADIENT_PASSES = 600
+#: Share of the time left that the multipliers get before the modifier stage.
+STAGE2_SHARE = 0.5
+#: Seconds of the ILS per job when no hint is given (at most 1 s and 10 % of the time limit).
+ILS_SECONDS_PER_JOB = 0.005
+#: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
+IMPROVE_ROUNDS = 3
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
-MAX_LABELS = 3_000_000
+MAX_LABELS = 1_500_000
 
 
 @known_options
@@ -93,7 +101,9 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         Seconds or a :class:`~instances.options.Deadline` for the whole call.
     hint
         A schedule to start from; without one the ILS runs for
-        ``min(1 s, 10 %)`` of the budget.
+        ``min(1 s, 5 ms per job, 10 %)`` of the budget. Schedules repaired
+        from the relaxed paths (then improved by dynasearch) replace it
+        when they are better.
     log
         Print the stages.
 
@@ -119,7 +129,8 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         from heuristics.hetero import ils
 
         rem = dl.remaining()
-        budget = 1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem))
+        budget = min(1.0, ILS_SECONDS_PER_JOB * problem.n)
+        budget = budget if rem is None else max(0.01, min(budget, 0.1 * rem))
         hint = ils(problem, time_limit=budget, seed=seed)
     if not sm.exact:
         # the grid cannot hold the data: no proof is possible, report the bound of the rounded model
@@ -157,63 +168,104 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         net = Grid(sm.p, sm.costs(), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
     except Expired:
         return result(0.0, "time limit (building the network)")
-    relax = hb.relax_grid(net, ub, best_seq, deadline=dl.at, max_iter=SUBGRADIENT_PASSES)
+    def improve(path) -> bool:
+        """A schedule from a relaxed path (repair, then dynasearch descent); True if it beats the incumbent."""
+        nonlocal best_seq, ub
+        if not path:
+            return False
+        seq, _ = dynasearch(sm.p, sm.w, sm.d, hb.repair_path(sm, path))
+        cost = float(sm.model_cost(seq))
+        if cost >= ub:
+            return False
+        best_seq, ub = [int(j) for j in seq], cost
+        say(f"incumbent {ub * sm.cost_unit:g} from a relaxed path")
+        return True
+
+    rem = dl.remaining()
+    # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
+    stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
+    relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES)
+    # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
+    for _ in range(IMPROVE_ROUNDS):
+        if relax.proved or dl.expired() or not improve(relax.path):
+            break
+        relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
+                         patience=hb.GRID_PATIENCE)
     info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
     say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
     if bound >= ub:
         return result(ub, "Lagrangian")
-    # stage 3: state-space modifiers
-    search = ModifierSearch(net, relax.mu, ub - 0.5)
-    path = relax.path
-    add = 4
+    # stage 3: state-space modifiers; when the labels outgrow the limit, more multiplier passes and again
     passes = 0
-    while not dl.expired():
-        counts = net.counts(path)
-        order = np.argsort(-np.abs(counts - 1), kind="stable")
-        cands = [int(j) for j in order if counts[j] != 1 and int(j) not in search.modifiers]
-        room = MAX_MODIFIERS - len(search.modifiers)
-        if not cands or room <= 0:
-            info["stopped"] = "modifier limit"
-            break
-        before = len(search.modifiers)
-        search.add(cands[:min(add, room)])
-        aborted = False
-        for direction in ("forward", "backward"):
-            run = search.forward if direction == "forward" else search.backward
-            out = run(max_labels=MAX_LABELS, deadline=dl.at)
-            passes += 1
-            if out.aborted:
-                aborted = True
+    rounds = 0
+    while True:
+        rounds += 1
+        search = ModifierSearch(net, relax.mu, ub - 0.5)
+        path = relax.path
+        add = 4
+        stopped = None
+        while not dl.expired():
+            counts = net.counts(path)
+            order = np.argsort(-np.abs(counts - 1), kind="stable")
+            cands = [int(j) for j in order if counts[j] != 1 and int(j) not in search.modifiers]
+            room = MAX_MODIFIERS - len(search.modifiers)
+            if not cands or room <= 0:
+                stopped = "modifier limit"
                 break
-            say(f"{direction} pass, {len(search.modifiers)} modifiers: bound "
-                f"{min(out.bound, ub) * sm.cost_unit:g}, {out.labels} labels, {net.N} nodes left")
-            if not math.isfinite(out.value):
-                info.update(modifiers=len(search.modifiers), modifier_passes=passes)
-                return result(ub, "modifiers")
-            bound = max(bound, min(float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))), ub))
-            c = net.counts(out.path)
-            if (c == 1).all():
-                seq = [j for j, _ in out.path]
-                val = sm.model_cost(seq)
-                if val < ub:
-                    best_seq, ub = seq, float(val)
-                info.update(modifiers=len(search.modifiers), modifier_passes=passes)
-                return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
-            path = out.path
-            if out.labels > MAX_LABELS // 4:
+            before = len(search.modifiers)
+            search.add(cands[:min(add, room)])
+            aborted = False
+            for direction in ("forward", "backward"):
+                run = search.forward if direction == "forward" else search.backward
+                out = run(max_labels=MAX_LABELS, deadline=dl.at)
+                passes += 1
+                if out.aborted:
+                    aborted = True
+                    break
+                say(f"{direction} pass, {len(search.modifiers)} modifiers: bound "
+                    f"{min(out.bound, ub) * sm.cost_unit:g}, {out.labels} labels, {net.N} nodes left")
+                info.update(modifiers=len(search.modifiers), modifier_passes=passes, modifier_rounds=rounds)
+                if not math.isfinite(out.value):
+                    return result(ub, "modifiers")
+                bound = max(bound, min(float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))), ub))
+                c = net.counts(out.path)
+                if (c == 1).all():
+                    seq = [j for j, _ in out.path]
+                    val = sm.model_cost(seq)
+                    if val < ub:
+                        best_seq, ub = seq, float(val)
+                    return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
+                path = out.path
+                if improve(path):
+                    search.limit = ub - 0.5 - search.shift
+                if out.labels > MAX_LABELS // 4:
+                    add = max(1, add // 2)
+                elif out.labels < MAX_LABELS // 40:
+                    add = min(8, add + 1)
+            if aborted:
+                if dl.expired():
+                    break
+                del search.modifiers[before:]
+                if add == 1:
+                    stopped = "label limit"
+                    break
                 add = max(1, add // 2)
-            elif out.labels < MAX_LABELS // 40:
-                add = min(8, add + 1)
-        if aborted:
-            if dl.expired():
-                break
-            del search.modifiers[before:]
-            if add == 1:
-                info["stopped"] = "label limit"
-                break
-            add = max(1, add // 2)
-            # the passes of the last round were lost; rebuild the labels of the kept set
-            search.fl = search.bl = None
-    info.update(modifiers=len(search.modifiers), modifier_passes=passes)
-    return result(bound, "time limit" if dl.expired() else info.get("stopped", "stopped"))
+                # the passes of the last round were lost; rebuild the labels of the kept set
+                search.fl = search.bl = None
+        if stopped is None or dl.expired():
+            info["stopped"] = stopped or "time limit"
+            break
+        # the gap was too wide for the modifiers: better multipliers shrink it and the network
+        old = relax.bound
+        relax = optimize(net, ub, deadline=dl.at, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
+                         patience=hb.GRID_PATIENCE)
+        say(f"{stopped}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
+            f"{relax.evaluations} more passes, {net.N} nodes left")
+        bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
+        if bound >= ub:
+            return result(ub, "Lagrangian")
+        if relax.bound <= old + 1e-9:
+            info["stopped"] = stopped
+            break
+    return result(bound, "time limit" if dl.expired() else info["stopped"])
