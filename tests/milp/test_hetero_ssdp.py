@@ -12,6 +12,7 @@ from instances import hetero
 from instances.errors import OptionError
 from instances.hetero import GPU, HeteroProblem, Task
 from milp import TOLERANCE, Status, solve_optimal
+from heuristics.hetero import ils
 from milp.hetero_ssdp import applies
 
 
@@ -126,3 +127,23 @@ def test_ssdp_wt40_sweep():
             assert r.objective == opt
             proven += 1
     assert proven >= 100
+
+
+def test_hundred_jobs_are_proven_on_the_grid():
+    # n = 100 (T about 5,000): the network that an arc list could not hold; high tardiness factor
+    pb = hetero.generate_orlib_set(100, seed=5)[119]
+    r = solve_optimal(pb, time_limit=120)
+    assert r.backend == "ssdp" and r.status is Status.OPTIMAL, r.info
+    assert "skipped" not in r.info
+    assert_contract(pb, r)
+    # nothing the ILS finds in a longer run is better than the proven optimum
+    assert hetero.weighted_tardiness(pb, ils(pb, time_limit=1.0, seed=3)) >= r.objective - 1e-9
+
+
+def test_modifier_stage_proves_what_the_multipliers_leave_open():
+    # a fifty-job instance whose Lagrangian gap (about 1 %) only the state-space modifiers close
+    pb = hetero.generate_orlib_set(50, seed=5)[87]
+    r = solve_optimal(pb, time_limit=120)
+    assert r.status is Status.OPTIMAL and r.info["stage"].startswith("modifiers"), r.info
+    assert_contract(pb, r)
+    assert hetero.weighted_tardiness(pb, ils(pb, time_limit=1.0, seed=3)) >= r.objective - 1e-9
