@@ -310,7 +310,8 @@ def tables(cfg: Config, recs: list[dict[str, Any]]) -> dict[str, str]:
                          fmt(statistics.fmean(cpu), ".2f"), none])
         out["exact"] = markdown_table(["backend", "proven optimal", "proven = known value",
                                        "mean gap % (unproven)", "mean time s", "max time s",
-                                       "geo-mean time s (optimum > 0)", "median time proven s", "mean CPU s", "no schedule"], rows)
+                                       "geo-mean time s (optimum > 0)", "median time proven s",
+                                       "mean CPU s", "no schedule"], rows)
     return out
 
 
