@@ -26,6 +26,11 @@
 
   Each test is monotone in C, so the smallest feasible C is found exactly by
   scanning the breakpoints ``e_i(s) + t_i(s)``.
+
+  ``lower_bound(problem, method="colgen", time_limit=...)`` raises it with
+  the column-generation bound of :mod:`bounds.mig_colgen` (sessions'
+  creates and destroys inside the columns; ``docs/models/mig_colgen.md``);
+  :func:`colgen_bound` returns that search's report.
 * :func:`approximation_factor` -- Sec. 5: 7/4 for one A30, (8g - 1)/(4g) for
   g A30s, 2 for the A100/H100 (reconfiguration times not counted).
 * :func:`competitive_ratio` -- 2 * rho for online multi-batch concatenation
@@ -50,9 +55,12 @@ from instances import gpus as _gpus
 from instances.errors import InstanceError
 from instances.gpus import GPUSpec
 from instances.mig_problem import Problem, Task, Workload
+from instances import options as _opt
 from instances.options import known_options
+from bounds.mig_colgen import ColgenReport, colgen_bound
 
-__all__ = ["area_bound", "lower_bound", "bound_report", "approximation_factor", "competitive_ratio"]
+__all__ = ["area_bound", "lower_bound", "bound_report", "approximation_factor", "competitive_ratio",
+           "colgen_bound", "ColgenReport"]
 
 ProblemLike = Union[Problem, Workload]
 
@@ -177,7 +185,7 @@ def bound_report(problem: ProblemLike) -> dict[str, float]:
 
 
 @known_options
-def lower_bound(problem: ProblemLike) -> float:
+def lower_bound(problem: ProblemLike, method: str = "basic", time_limit: float | None = 60.0) -> float:
     """A proven lower bound on the optimal makespan (see the module docstring).
 
     Parameters
@@ -186,6 +194,12 @@ def lower_bound(problem: ProblemLike) -> float:
         A single batch or a multi-batch workload (release times respected).
         Create times count when the GPU has them; on
         ``problem.without_reconfiguration()`` they are zero.
+    method
+        ``"basic"``: the closed-form bounds above (instant); ``"colgen"``: also the
+        column-generation bound of :mod:`bounds.mig_colgen` started from them.
+    time_limit
+        Seconds for ``method="colgen"`` (``None``: until its search converges); a
+        stopped search keeps only the makespans it proved infeasible.
 
     Examples
     --------
@@ -196,7 +210,11 @@ def lower_bound(problem: ProblemLike) -> float:
     >>> lower_bound(p.without_reconfiguration())
     1.5
     """
-    return bound_report(problem)["lower_bound"]
+    _opt.choice(method, ("basic", "colgen"), "method")
+    basic = bound_report(problem)["lower_bound"]
+    if method == "basic":
+        return basic
+    return max(basic, colgen_bound(problem, time_limit=time_limit, lower=basic).bound)
 
 
 @known_options
