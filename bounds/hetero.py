@@ -6,8 +6,9 @@ the direction that keeps it valid). Which relaxation it uses depends on the
 problem:
 
 * **One machine, common arrival** (the OR-Library case, 1||sum w_j T_j):
-  the time-indexed Lagrangian relaxation of :mod:`bounds.hetero_ti`
-  (Tanaka, Fujikuma & Araki 2009, Sec. 3-4): a shortest path over time with
+  the time-indexed Lagrangian relaxation on the compiled grid network of
+  :mod:`bounds.hetero_dp` (Tanaka, Fujikuma & Araki 2009, Sec. 3-4;
+  :func:`relax_grid`): a shortest path over time with
   2-cycle elimination and adjacent-pair dominance, multipliers by
   deflected subgradient steps from the schedule's complementary-slackness
   prices, and elimination of the nodes and arcs that no schedule better

@@ -7,11 +7,15 @@ time-indexed network of :mod:`bounds.hetero_ti`:
 
 1. an incumbent from the iterated dynasearch of :func:`heuristics.hetero.ils`
    (or a given hint);
-2. the Lagrangian relaxation with 2-cycle elimination and adjacent-pair
-   dominance, multipliers by subgradient optimisation towards the incumbent,
-   and elimination of every arc that no schedule cheaper than the incumbent
-   can use (:func:`bounds.hetero_subgradient.optimize`). On most OR-Library instances
-   the reduced network has no path left, which proves the incumbent optimal;
+2. the Lagrangian relaxation on the compiled grid network of
+   :mod:`bounds.hetero_dp` (2-cycle elimination, adjacent-pair dominance),
+   its multipliers first from the cheap relaxation without those rules,
+   then by subgradient optimisation towards the incumbent
+   (:func:`bounds.hetero.relax_grid`), with elimination of every arc that
+   no schedule cheaper than the incumbent can use. On most OR-Library
+   instances the reduced network has no path left, which proves the
+   incumbent optimal. Relaxed paths repaired into schedules (then improved
+   by dynasearch) replace the incumbent when they are better;
 3. otherwise state-space modifiers (:class:`milp.hetero_modifiers.ModifierSearch`):
    jobs that the relaxed path repeats or misses join the modifier set, whose
    members the relaxation then schedules exactly once; forward and backward
@@ -19,7 +23,9 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    shrinks with every pass. The search ends when no path survives (the
    incumbent is optimal) or the cheapest surviving path is a schedule (it is
    optimal); with every job a modifier the relaxation is the problem itself,
-   so the method is exact given time and memory.
+   so the method is exact given time and memory. When the labels outgrow
+   their limit, more multiplier passes narrow the gap and the modifiers
+   start again.
 
 Why this rather than a time-indexed MILP with the bound: the dynamic programs
 exploit the structure (one machine, no idle time, integer times) that a MILP
@@ -70,11 +76,49 @@ STAGE2_SHARE = 0.5
 ILS_SECONDS_PER_JOB = 0.005
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
+#: Subgradient steps under the modifiers when a round of modifier passes did not raise the bound.
+REPRICE_STEPS = 12
+#: A round of modifier passes that closes less than this share of the gap has stalled.
+STALL_SHARE = 0.05
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
 MAX_LABELS = 1_500_000
 
 
 @known_options
+def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: int, deadline: float | None,
+             max_labels: int) -> tuple[float, np.ndarray, list]:
+    """Subgradient steps on the relaxation with the modifier jobs ``modifiers``.
+
+    The successive sublimation method re-optimises the multipliers of each
+    relaxation it tightens (Ibaraki; Tanaka, Fujikuma & Araki 2009, Sec. 5):
+    each step is a forward modifier pass at the current multipliers, pruned
+    by the plain backward labels at the same multipliers (each pass also
+    shrinks the grid). Returns the best bound (``inf``: no schedule cheaper
+    than ``ub`` is left), its multipliers and its relaxed path.
+    """
+    best, best_mu, best_path = -INF, mu, []
+    scale, stall = 1.0, 0
+    for _ in range(steps):
+        search = ModifierSearch(net, mu, ub - 0.5)
+        search.add(modifiers)
+        out = search.forward(max_labels=max_labels, deadline=deadline)
+        if out.aborted:
+            break
+        if not math.isfinite(out.value):
+            return INF, mu, []
+        if out.bound > best:
+            best, best_mu, best_path, stall = out.bound, mu.copy(), out.path, 0
+        else:
+            stall += 1
+            if stall >= 3:
+                scale, stall = 0.5 * scale, 0
+        g = 1.0 - net.counts(out.path)
+        if not g.any():
+            return out.bound, mu, out.path
+        mu = mu + scale * (ub - out.bound) / float(g @ g) * g
+    return best, best_mu, best_path
+
+
 def applies(problem: HeteroProblem) -> bool:
     """Whether :func:`solve_ssdp` can prove optimality: one machine, a common
     arrival, data exact on a practical grid."""
@@ -204,6 +248,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         search = ModifierSearch(net, relax.mu, ub - 0.5)
         path = relax.path
         add = 4
+        round_bound = -INF
         stopped = None
         while not dl.expired():
             counts = net.counts(path)
@@ -243,6 +288,30 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
                     add = max(1, add // 2)
                 elif out.labels < MAX_LABELS // 40:
                     add = min(8, add + 1)
+            if not aborted and out.bound <= round_bound + STALL_SHARE * (ub - round_bound):
+                # the modifiers moved the violations elsewhere: re-price the jobs under the modifiers
+                rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS)
+                passes += REPRICE_STEPS
+                if not math.isfinite(rb):
+                    return result(ub, "modifiers (re-priced)")
+                bound = max(bound, min(float(math.ceil(rb - 1e-6 * max(1.0, abs(rb)))), ub))
+                say(f"re-priced under {len(search.modifiers)} modifiers: bound {min(rb, ub) * sm.cost_unit:g}, "
+                    f"{net.N} nodes left")
+                if bound >= ub:
+                    return result(ub, "modifiers (re-priced)")
+                if rpath and (net.counts(rpath) == 1).all():
+                    seq = [j for j, _ in rpath]
+                    val = sm.model_cost(seq)
+                    if val < ub:
+                        best_seq, ub = seq, float(val)
+                    return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
+                mods = list(search.modifiers)
+                search = ModifierSearch(net, mu, ub - 0.5)
+                search.add(mods)
+                path = rpath or path
+                round_bound = rb
+            elif not aborted:
+                round_bound = out.bound
             if aborted:
                 if dl.expired():
                     break
