@@ -271,7 +271,7 @@ class Executor:
         quiet.__enter__()
         try:
             if self.scheduler:
-                client = Client(self.scheduler, timeout="20s")
+                client = _within(CONNECT_SECONDS, lambda: Client(self.scheduler, timeout=f"{CONNECT_SECONDS}s"))
             else:
                 with _sigint_ignored():  # the cluster's processes inherit it: Ctrl-C is the command's to handle
                     cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
@@ -442,7 +442,7 @@ def from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Exec
         executor = Executor(args.executor, args.jobs, args.scheduler, keep_going=True)
     except OptionError as exc:
         parser.error(f"--{exc.field}: {exc.reason}" if exc.field else str(exc))
-    why = _unreachable(executor.scheduler) if executor.scheduler else None
+    why = (_unreachable(executor.scheduler) or _no_handshake(executor.scheduler)) if executor.scheduler else None
     if why:  # before any work, and at once rather than after Dask's 20 s of retries
         parser.error(f"--scheduler: cannot reach the dask scheduler at {executor.scheduler}: {why}")
     if getattr(args, "fresh", False) and getattr(args, "out", None) is None:
@@ -466,6 +466,57 @@ def _open_records(parser: argparse.ArgumentParser, args: argparse.Namespace):
         parser.error(f"--out: cannot write {exc.filename or args.out}: {exc.strerror or exc}")
     command.resumable()
     return found
+
+
+#: Seconds a connection to a Dask scheduler may take, handshake included.
+CONNECT_SECONDS = 20
+
+
+def _within(seconds: float, make: Callable[[], Any]) -> Any:
+    """``make()``, run in a daemon thread that is given up after ``seconds`` (plus a grace of 1 s) with a
+    ``TimeoutError``: Dask's own timeout does not cover a server that accepts the connection but never
+    answers the handshake (a web server, such as the dashboard's port), where ``Client`` waits forever.
+    Any other failure of ``make()`` than an ``OSError`` is a ``ConnectionError`` (a server that sends
+    something else, an SSH banner say, makes Dask read a frame length of exabytes: ``MemoryError``)."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = make()
+        except (OSError, TimeoutError) as exc:  # handed to the caller's thread
+            box["error"] = exc
+        except Exception as exc:  # e.g. MemoryError: another server's bytes read as a Dask frame length
+            box["error"] = ConnectionError(f"the server there answered, but not as a Dask scheduler "
+                                           f"({type(exc).__name__})")
+
+    thread = threading.Thread(target=run, name="dask-connect", daemon=True)
+    thread.start()
+    thread.join(seconds + 1)
+    if "error" in box:
+        raise box["error"]
+    if "value" not in box:
+        raise TimeoutError(f"no Dask handshake within {seconds:g} s (something that is not a Dask scheduler "
+                           "accepts connections there, such as its dashboard's port)")
+    return box["value"]
+
+
+def _no_handshake(address: str, seconds: float = 10.0) -> str | None:
+    """Why no Dask scheduler completes a handshake at ``address`` within ``seconds``, or ``None``."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=seconds)
+        await comm.close()
+
+    try:
+        _within(seconds, lambda: asyncio.run(probe()))
+    except (OSError, TimeoutError, ValueError) as exc:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return None
 
 
 def _unreachable(address: str, timeout: float = 5.0) -> str | None:

@@ -188,6 +188,61 @@ def test_executor_failing_mid_run_is_one_line(command, argv, monkeypatch):
     assert_one_error(command, rc, err, "cannot reach the dask scheduler")
 
 
+@contextlib.contextmanager
+def not_a_scheduler(banner: bytes):
+    """A TCP server on a free local port that accepts connections and sends ``banner`` (maybe nothing), then
+    never answers: what a web server (Dask's dashboard port) or an SSH server is to a Dask client."""
+    import socket
+    import threading
+
+    srv = socket.create_server(("127.0.0.1", 0))
+    conns = []
+
+    def serve():
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = srv.accept()
+                conns.append(conn)
+                conn.sendall(banner)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    finally:
+        srv.close()
+        for conn in conns:
+            conn.close()
+
+
+@pytest.mark.parametrize("name", ["far_speed", "orlib", "hetero"])
+def test_a_server_that_is_not_a_scheduler_is_one_line(name):
+    """An SSH banner once made Dask read a frame length of exabytes (MemoryError) and a silent server made it
+    wait forever, its timeout notwithstanding: both are one error line, before any work."""
+    extra = ["--ties"] if name == "far_speed" else []
+    with not_a_scheduler(b"SSH-2.0-OpenSSH_9.6\r\n") as address:
+        proc = subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *extra, "--executor", "dask",
+                               "--scheduler", address], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert_one_error(f"benchmarks.{name}", proc.returncode, proc.stderr,
+                     f"cannot reach the dask scheduler at {address}: the server there answered, but not as a Dask")
+    assert proc.stdout == ""
+
+
+def test_a_silent_server_is_given_up():
+    from benchmarks import executor
+
+    with not_a_scheduler(b"") as address:
+        assert "no Dask handshake within 1 s" in executor._no_handshake(address, seconds=1)
+        # the same limit where the sweep connects, if the scheduler went silent after the check
+        old = executor.CONNECT_SECONDS
+        executor.CONNECT_SECONDS = 1
+        try:
+            with pytest.raises(executor.ExecutorError, match=f"cannot reach the dask scheduler at {address}: no "
+                                                              "Dask handshake within 1 s"):
+                executor.Executor("dask", scheduler=address).map(abs, [1, -2])
+        finally:
+            executor.CONNECT_SECONDS = old
+
+
 # ---------------------------------------------------------------------------
 # real processes, where a traceback would show
 

@@ -56,7 +56,10 @@ def test_command_line_errors(argv, message, capsys):
     assert len(err) == 1 and err[0].startswith(f"demo: error: {message}")
 
 
-def test_from_args_builds_the_executor():
+def test_from_args_builds_the_executor(monkeypatch):
+    # no scheduler runs at the address: the reachability probes are tested in tests/test_cli.py
+    monkeypatch.setattr(executor, "_unreachable", lambda address: None)
+    monkeypatch.setattr(executor, "_no_handshake", lambda address: None)
     p = common.Parser(prog="demo")
     executor.add_arguments(p)
     a = p.parse_args(["--executor", "dask", "--jobs", "3", "--scheduler", "tcp://10.0.0.1:8786"])
