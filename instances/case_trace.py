@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,10 +73,12 @@ class Trace:
         return max((j.end for j in self.jobs), default=0.0)
 
     def job(self, name: str) -> JobRun:
-        for j in self.jobs:
-            if j.job == name:
-                return j
-        raise KeyError(name)
+        """The run of job ``name`` (the first listed); ``KeyError`` if none."""
+        return self._job_runs[name]
+
+    @functools.cached_property
+    def _job_runs(self) -> dict[str, JobRun]:  # built once: a lookup per job stays linear in all
+        return {j.job: j for j in reversed(self.jobs)}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form: times as floats, indices as ints (numpy scalars converted).
