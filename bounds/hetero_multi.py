@@ -44,6 +44,7 @@ import numpy as np
 from bounds.hetero_subgradient import StepScale, deflected
 from bounds.hetero_ti import INF, Expired, Network, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["MultiBound", "multi_bound", "MAX_STEPS"]
@@ -110,6 +111,8 @@ def multi_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     max_steps
         Grid steps of the longest GPU horizon.
     """
+    time_limit = opt.time_limit(time_limit)
+    opt.integer(max_iter, "max_iter", lo=0)
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bounds.hetero_ti import INF, Network
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["Relaxation", "StepScale", "optimize", "initial_multipliers", "deflected"]
@@ -164,6 +165,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     """
     import time
 
+    opt.integer(max_iter, "max_iter", lo=0)
     n = net.jobs
     theta = upper - 0.5 if integral else upper
     if mu0 is not None:

@@ -211,6 +211,7 @@ def lower_bound(problem: ProblemLike, method: str = "basic", time_limit: float |
     1.5
     """
     _opt.choice(method, ("basic", "colgen"), "method")
+    time_limit = _opt.time_limit(time_limit)  # checked for "basic" too: a bad value is never silently unused
     basic = bound_report(problem)["lower_bound"]
     if method == "basic":
         return basic

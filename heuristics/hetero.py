@@ -188,7 +188,8 @@ def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: f
     >>> hetero.weighted_tardiness(pb, sagreedy(pb)) <= hetero.weighted_tardiness(pb, greedy(pb))
     True
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(opt.seed(seed))
+    opt.integer(max_iter, "max_iter", lo=0)
     base = _arrival_order(problem)
     rank_in_arrival = {i: k for k, i in enumerate(base)}
     d, w = problem.deadline, problem.weight
@@ -486,10 +487,9 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     >>> hetero.weighted_tardiness(pb, ils(pb, time_limit=None, max_iter=30))
     913.0
     """
-    opt.time_limit(time_limit)
-    if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer))
-                                 or max_iter < 0):
-        raise OptionError(f"max_iter must be an integer >= 0 or None, got {max_iter!r}", field="max_iter")
+    time_limit, seed = opt.time_limit(time_limit), opt.seed(seed)
+    if max_iter is not None:
+        opt.integer(max_iter, "max_iter", lo=0)
     view = single_machine_view(problem)
     if view is not None:
         g, tasks, start = view

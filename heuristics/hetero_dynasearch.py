@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["sequence_cost", "move_gains", "best_independent_moves", "apply_moves", "dynasearch",
@@ -394,6 +395,9 @@ def iterated_dynasearch(p, w, d, *, start: float = 0.0, time_limit: float | None
     initial
         Extra starting sequences.
     """
+    time_limit, seed = opt.time_limit(time_limit), opt.seed(seed)
+    if max_iter is not None:
+        opt.integer(max_iter, "max_iter", lo=0)
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     rng = np.random.default_rng(seed)

@@ -123,10 +123,8 @@ def _check(time_limit: Any, seed: Any, evaluations: Any, unknown: dict[str, Any]
            where: str) -> tuple[float | None, int, int]:
     opt.no_unknown(unknown, where)
     limit = opt.time_limit(time_limit)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise opt.OptionError(f"must be an integer, got {seed!r}", field="seed")
-    if isinstance(evaluations, bool) or not isinstance(evaluations, int) or evaluations < 0:
-        raise opt.OptionError(f"must be an integer >= 0, got {evaluations!r}", field="evaluations")
+    seed = opt.seed(seed, allow_none=False)
+    evaluations = opt.integer(evaluations, "evaluations", lo=0)
     return limit, seed, evaluations
 
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
+from instances import console
+from instances import options as opt
+from instances.errors import OptionError
 from instances.case_hardware import WARPS_PER_SLICE, CaseError, Config, config
 from instances.case_problem import Job, Slowdown, Task, Workload
 
@@ -27,14 +32,25 @@ _NON_CPU_S = (1.0, 10.0)     # input parsing, host-side compute between kernels
 _LARGE_TIME_FACTOR = 2.5     # A100: jobs over 5 GB run markedly longer (Sec. 3.3)
 
 
+#: Most jobs of a generated batch (``instances.console.MAX_TASKS``) and the largest part of a ratio.
+MAX_JOBS = console.MAX_TASKS
+MAX_RATIO_PART = 1000
+
+
 def _parse_ratio(ratio: str | tuple[int, int]) -> tuple[int, int]:
-    try:
-        a, b = (ratio.split(":") if isinstance(ratio, str) else ratio)
-        a, b = int(a), int(b)
-    except (ValueError, TypeError):
-        raise CaseError(f"ratio {ratio!r} must look like '2:1'", field="ratio") from None
-    if a < 0 or b < 0 or a + b == 0:
-        raise CaseError(f"ratio {ratio!r} needs non-negative parts, not both 0", field="ratio")
+    """``"2:1"`` or ``(2, 1)``: two integers 0 to :data:`MAX_RATIO_PART`, not both 0 (ASCII digits only)."""
+    if isinstance(ratio, str):
+        match = re.fullmatch(r"([0-9]+):([0-9]+)", ratio)
+        if not match or max(len(match.group(1)), len(match.group(2))) > 4:
+            raise OptionError(f"ratio {ratio!r} must look like '2:1' (parts 0 to {MAX_RATIO_PART})", field="ratio")
+        parts = (int(match.group(1)), int(match.group(2)))
+    elif isinstance(ratio, (tuple, list)) and len(ratio) == 2:
+        parts = tuple(ratio)
+    else:
+        raise OptionError(f"ratio {ratio!r} must look like '2:1' (parts 0 to {MAX_RATIO_PART})", field="ratio")
+    a, b = (opt.integer(x, "ratio", lo=0, hi=MAX_RATIO_PART) for x in parts)
+    if a + b == 0:
+        raise OptionError(f"ratio {ratio!r} needs non-negative parts, not both 0", field="ratio")
     return a, b
 
 
@@ -83,10 +99,9 @@ def generate(config_name: str | Config = "A", ratio: str | tuple[int, int] = "1:
     """
     cfg = config(config_name)
     a, b = _parse_ratio(ratio)
-    n = cfg.batch_size if n is None else int(n)
-    if n < 1:
-        raise CaseError(f"batch size must be >= 1, got {n}", field="n")
-    rng = np.random.default_rng(seed)
+    n = cfg.batch_size if n is None else opt.integer(n, "n", lo=1, hi=MAX_JOBS)
+    opt.flag(small, "small")
+    rng = np.random.default_rng(opt.seed(seed))
     n_iso = int(round(n * a / (a + b)))
     flags = np.array([True] * n_iso + [False] * (n - n_iso))
     rng.shuffle(flags)

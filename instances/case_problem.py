@@ -326,6 +326,9 @@ def _real(value: Any) -> bool:
 #: far below the float range, so every time a method computes (sums of
 #: slowed-down durations) stays finite.
 MAX_TOTAL_TIME = 1e300
+#: Roundings at the horizon a start + duration may take before the checker's absolute tolerance
+#: (``EPS``) would see them: workloads whose times a double holds less precisely are refused.
+PRECISION_ROUNDINGS = 8
 
 
 def _validate(w: Workload) -> None:
@@ -366,3 +369,11 @@ def _validate(w: Workload) -> None:
         raise CaseError(f"job lengths too large: they add up to {total:.3g} s (at most {MAX_TOTAL_TIME:.0e} s, so "
                         "that slowed-down times and their sums stay finite); express the times in larger units",
                         field="tasks")
+    # precision: every time of a trace is at most the slowed-down serial length; near it a double holds a
+    # time only to ulp(horizon), and the checker compares durations within an absolute EPS
+    horizon = total * (1 + w.slowdown.cap)
+    if PRECISION_ROUNDINGS * float(np.spacing(horizon)) > EPS:
+        raise CaseError(f"job lengths add up to {total:.3g} s, where a double holds a time only to "
+                        f"{float(np.spacing(horizon)):.3g} s, coarser than the checker's tolerance {EPS:g} s "
+                        f"({PRECISION_ROUNDINGS} roundings allowed; at most about "
+                        f"{EPS / PRECISION_ROUNDINGS * 2**52:.2g} s); express the times in larger units", field="tasks")

@@ -99,5 +99,15 @@ class OptionError(InstanceError):
     parameter out of its range."""
 
 
+class ArgumentTypeError(InstanceError, TypeError):
+    """A problem, schedule or workload argument of the wrong Python type (a dict, a file name).
+
+    Both a ``TypeError`` (it is a programming error, not bad data) and an
+    :class:`InstanceError` (so that the command lines and callers that catch the
+    toolkit's errors print it as the one line it is). Raised by
+    :func:`instances.options.expect` and the decorators built on it.
+    """
+
+
 class SolverError(RuntimeError):
     """A solver backend that is missing or failed in a way that is not the model's fault."""

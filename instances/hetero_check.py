@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from instances.hetero_problem import HeteroProblem
+from instances.hetero_problem import PRECISION_TOL, HeteroProblem
 from instances.hetero_schedule import Assignment, Schedule
 from instances.options import typed
 
 #: Absolute tolerance for time comparisons in the checker (time units).
-TOL = 1e-6
+TOL = PRECISION_TOL  # one value: HeteroProblem refuses data the checker cannot verify
 
 
 @typed

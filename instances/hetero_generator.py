@@ -6,8 +6,18 @@ from typing import Sequence
 
 import numpy as np
 
-from instances.errors import InstanceError
+from instances import console
+from instances import options as opt
+from instances.errors import OptionError
 from instances.hetero_problem import GPU, HeteroProblem, Task
+
+#: Most tasks (``n + unfit``) and GPUs of one generated instance: the command lines' maxima
+#: (``instances.console.MAX_TASKS``; ``benchmarks.hetero``'s 64 GPUs).
+MAX_TASKS = console.MAX_TASKS
+MAX_GPUS = 64
+#: Range of ``median_workload`` and ``sigma``: workloads, arrivals and deadlines stay integers far below
+#: the loader's limit (``hetero_problem.MAX_TOTAL``).
+MAX_MEDIAN_WORKLOAD, MAX_SIGMA = 1e9, 5.0
 
 
 #: GPU models of the generator: (relative speed, memory GB). Speeds are rough
@@ -65,28 +75,27 @@ def generate(n: int, gpus: Sequence[str] | int = ("T4", "V100", "A100-80GB"), *,
     >>> pb == generate(8, gpus=("T4", "H100"), seed=3)
     True
     """
-    if not isinstance(n, (int, np.integer)) or n < 0:
-        raise InstanceError(f"n must be an integer >= 0, got {n!r}", field="n")
-    if not 0 <= tightness <= 1:
-        raise InstanceError(f"must be in [0, 1], got {tightness!r}", field="tightness")
-    if not 0 < rdd <= 1:
-        raise InstanceError(f"must be in (0, 1], got {rdd!r}", field="rdd")
-    if not load > 0:
-        raise InstanceError(f"must be > 0, got {load!r}", field="load")
+    n = opt.integer(n, "n", lo=0, hi=MAX_TASKS)
+    unfit = opt.integer(unfit, "unfit", lo=0, hi=MAX_TASKS - n)
+    tightness = opt.number(tightness, "tightness", lo=0.0, hi=1.0)
+    rdd = opt.number(rdd, "rdd", lo=0.0, hi=1.0, above=True)
+    load = opt.number(load, "load", lo=0.01, hi=100.0)
+    median_workload = opt.number(median_workload, "median_workload", lo=1.0, hi=MAX_MEDIAN_WORKLOAD)
+    sigma = opt.number(sigma, "sigma", lo=0.0, hi=MAX_SIGMA)
+    seed = opt.seed(seed)
     rng = np.random.default_rng(seed)
     names = list(GPU_MODELS)
-    if isinstance(gpus, (int, np.integer)):
-        if gpus < 1:
-            raise InstanceError(f"need at least one GPU, got {gpus!r}", field="gpus")
-        models = [names[k] for k in rng.integers(0, len(names), size=int(gpus))]
+    if isinstance(gpus, (int, np.integer)) and not isinstance(gpus, bool):
+        models = [names[k] for k in rng.integers(0, len(names), size=opt.integer(gpus, "gpus", lo=1, hi=MAX_GPUS))]
     else:
+        if isinstance(gpus, (str, bytes)) or not isinstance(gpus, Sequence):
+            raise OptionError(f"must be a count or a list of GPU models, got {gpus!r}", field="gpus")
         models = list(gpus)
-        if not models:
-            raise InstanceError("need at least one GPU", field="gpus")
+        if not 1 <= len(models) <= MAX_GPUS:
+            raise OptionError(f"need 1 to {MAX_GPUS} GPUs, got {len(models)}", field="gpus")
         for mname in models:
-            if mname not in GPU_MODELS:
-                raise InstanceError(f"unknown GPU model {mname!r}; known: {', '.join(names)}",
-                                    field="gpus")
+            if not isinstance(mname, str) or mname not in GPU_MODELS:
+                raise OptionError(f"unknown GPU model {mname!r}; known: {', '.join(names)}", field="gpus")
     cluster = tuple(GPU(f"g{j}-{mname}", GPU_MODELS[mname][0], GPU_MODELS[mname][1], mname)
                     for j, mname in enumerate(models))
     speeds = np.array([g.speed for g in cluster])

@@ -61,6 +61,11 @@ def _check_number(value: Any, *, source, task, field, positive=False, nonneg=Fal
 #: Largest completion time and weighted tardiness a problem may reach (far
 #: below the float range, so sums, scalings and penalties stay finite).
 MAX_TOTAL = 1e300
+#: The checker's tolerance (``hetero_check.TOL``) and the roundings at the horizon allowed in a
+#: start + duration: data whose shortest run a double cannot hold that precisely near the horizon
+#: (a task arriving at 1e17 that "runs 0 s") is refused, as ``mig_problem.check_scale`` does.
+PRECISION_TOL = 1e-6
+PRECISION_ROUNDINGS = 8
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,21 @@ class HeteroProblem:
                 raise InstanceError(f"numbers too large: completion times reach {horizon:.3g} and the weighted "
                                     f"tardiness {worst:.3g} (at most {MAX_TOTAL:.0e} each, so that every sum "
                                     "stays finite); express them in larger units", source=src, field="tasks")
+            # precision: near the horizon a double holds a time only to ulp(horizon); the shortest run
+            # (least workload on the fastest GPU) must survive a start + duration within the checker's
+            # tolerance TOL * max(1, p), with PRECISION_ROUNDINGS roundings to spare
+            shortest = min(t.workload for t in self.tasks) / max(g.speed for g in self.gpus)
+            # whole-number runs and arrivals below 2**53 (OR-Library data) add up exactly: always kept
+            exact = horizon <= 2**53 and bool(np.all(np.mod(self.p, 1) == 0)) and all(
+                float(t.arrival).is_integer() for t in self.tasks)
+            if not exact and PRECISION_ROUNDINGS * math.ulp(horizon) > PRECISION_TOL * max(1.0, shortest):
+                arrivals = max(t.arrival for t in self.tasks)
+                raise InstanceError(f"times reach {horizon:.3g}, where a double holds a time only to "
+                                    f"{math.ulp(horizon):.3g}: the shortest run, {shortest:.3g}, would be lost in a "
+                                    f"start + duration (allowed: {PRECISION_ROUNDINGS} roundings within the "
+                                    f"checker's tolerance {PRECISION_TOL:g} * max(1, p)); shift the arrivals towards "
+                                    "0 or use other units", source=src,
+                                    field="arrival" if arrivals >= horizon / 2 else "workload")
 
     # -- derived arrays (numpy, index = position in tasks / gpus) ----------
     @property

@@ -34,14 +34,15 @@ import math
 from collections import defaultdict
 from typing import Union
 
+from instances import mig_problem
 from instances.mig_problem import Problem, Workload
 from instances.mig_schedule import Schedule
-from instances.options import typed
+from instances.errors import ArgumentTypeError
 
 __all__ = ["check", "is_feasible", "TOLERANCE"]
 
 #: Absolute tolerance (seconds) for comparing times; scaled up for large values.
-TOLERANCE = 1e-6
+TOLERANCE = mig_problem.TOLERANCE  # one value: check_scale refuses data the checker cannot verify
 
 
 def _tol(*values: float) -> float:
@@ -59,7 +60,6 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _tol(a, b)
 
 
-@typed
 def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     """Every rule the schedule breaks, as human-readable messages; ``[]`` means feasible.
 
@@ -88,6 +88,11 @@ def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     >>> check(p.without_reconfiguration(), late)  # zero create/destroy times: no instances needed
     []
     """
+    # the type checks of instances.options are not used here: the checker shares no code with the methods
+    if not isinstance(problem, (Problem, Workload)):
+        raise ArgumentTypeError(f"instances.mig.check: problem must be a Problem or Workload, got {type(problem).__name__}")
+    if not isinstance(schedule, Schedule):
+        raise ArgumentTypeError(f"instances.mig.check: schedule must be a Schedule, got {type(schedule).__name__}")
     gpu = problem.gpu
     out: list[str] = []
     reconfiguration = gpu.reconfigurable or bool(schedule.reconfigurations)
@@ -251,7 +256,6 @@ def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     return out
 
 
-@typed
 def is_feasible(problem: Union[Problem, Workload], schedule: Schedule) -> bool:
     """``check(problem, schedule) == []``."""
     return not check(problem, schedule)

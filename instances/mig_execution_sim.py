@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import numbers
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Union
@@ -52,7 +51,7 @@ from instances.mig_execution_ops import (CREATE_GI, DESTROY_GI, WAIT, Backend, O
                                          operations)
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_schedule import Schedule
-from instances.options import choice, flag, known_options, typed
+from instances.options import choice, flag, known_options, seed as seed_option, typed
 
 __all__ = ["DISTRIBUTIONS", "MAX_NOISE", "Noise", "Realisation", "realise", "SimulatedBackend", "Simulation",
            "simulate", "problem_from_schedule"]
@@ -99,8 +98,7 @@ class Noise:
         choice(self.distribution, DISTRIBUTIONS, "distribution")
         _level(self.tasks, "tasks", self.distribution)
         _level(self.reconfiguration, "reconfiguration", self.distribution)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
-            raise OptionError(f"must be an integer >= 0, got {self.seed!r}", field="seed")
+        seed_option(self.seed, allow_none=False)
 
     def factors(self, rng: np.random.Generator, x: float, k: int) -> list[float]:
         """``k`` factors of relative error ``x``, each > 0."""

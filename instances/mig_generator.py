@@ -40,6 +40,12 @@ Readings we had to choose (the paper is ambiguous; see the README):
 
 Random draws use ``numpy.random.default_rng(seed)`` (PCG64), so a seed gives
 the same instance on any machine.
+
+Every argument is checked before any work (:mod:`instances.options`): a bad
+value is one :class:`~instances.errors.OptionError` line. A batch has at most
+:data:`MAX_TASKS` tasks (the command line's maximum) and never more than the
+loaders read back (:data:`instances.files.MAX_FILE_BYTES`), so whatever
+``generate`` returns, ``save`` writes a file ``load`` accepts.
 """
 
 from __future__ import annotations
@@ -47,15 +53,24 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
+import json
+
 import numpy as np
 
-from instances import gpus
-from instances.errors import InstanceError
+from instances import console, files, gpus
+from instances import options as opt
+from instances.errors import OptionError
 from instances.gpus import GPUSpec
 from instances.mig_problem import Problem, Task, Workload
 
 __all__ = ["SCALING_PRESETS", "TIME_PRESETS", "scaling_shares", "class_counts", "generate", "generate_workload",
-           "R_DISTRIBUTIONS", "P_TRANSITION", "DEFAULT_P_SUP"]
+           "R_DISTRIBUTIONS", "P_TRANSITION", "DEFAULT_P_SUP", "MAX_TASKS", "MIN_TIME", "MAX_TIME"]
+
+#: Most tasks of one generated batch or workload (``console.MAX_TASKS``, the command line's ``--n``).
+MAX_TASKS = console.MAX_TASKS
+#: Range of ``(t_min, t_max)``: every later time is at least ``t_min / 10**4`` (seven steps of at most
+#: a quarter each), so no time underflows to 0, and sums of times stay far from overflow.
+MIN_TIME, MAX_TIME = 1e-290, 1e290
 
 #: (mean, standard deviation, low, high) of r per speed-up type (Sec. 6.3).
 R_DISTRIBUTIONS: dict[str, tuple[float, float, float, float]] = {
@@ -89,11 +104,12 @@ def scaling_shares(gpu: GPUSpec, workload: str | Mapping[int, float]) -> dict[in
     """
     sizes = gpu.sizes
     if isinstance(workload, Mapping):
-        shares = {int(s): float(p) for s, p in workload.items()}
+        shares = {opt.integer(s, "workload", lo=1, hi=gpus.MAX_SLICES): opt.number(p, "workload", lo=0, hi=100)
+                  for s, p in workload.items()}
     else:
-        if workload not in SCALING_PRESETS:
-            raise InstanceError(f"unknown workload preset {workload!r}; known: {', '.join(SCALING_PRESETS)}",
-                                field="workload")
+        if not isinstance(workload, str) or workload not in SCALING_PRESETS:
+            raise OptionError(f"unknown workload preset {workload!r}; known: {', '.join(SCALING_PRESETS)}",
+                              field="workload")
         if set(sizes) == set(SCALING_PRESETS[workload]):
             shares = dict(SCALING_PRESETS[workload])
         elif workload == "MixedScaling":
@@ -104,9 +120,9 @@ def scaling_shares(gpu: GPUSpec, workload: str | Mapping[int, float]) -> dict[in
             shares = {s: (50.0 if s in sizes[-2:] else 0.0) for s in sizes}
     bad = [s for s in shares if s not in sizes]
     if bad:
-        raise InstanceError(f"sizes {bad} are not compute sizes of {gpu.name}", field="workload")
+        raise OptionError(f"sizes {bad} are not compute sizes of {gpu.name}", field="workload")
     if any(p < 0 for p in shares.values()) or not math.isclose(sum(shares.values()), 100.0, abs_tol=1e-6):
-        raise InstanceError(f"percentages {shares} must be >= 0 and sum to 100", field="workload")
+        raise OptionError(f"percentages {shares} must be >= 0 and sum to 100", field="workload")
     return {s: shares.get(s, 0.0) for s in sizes}
 
 
@@ -189,22 +205,26 @@ def generate(n: int, gpu: str | GPUSpec = "A100", workload: str | Mapping[int, f
     >>> [t.name for t in p.tasks], sorted(p.tasks[0].times)
     (['t0', 't1', 't2', 't3', 't4'], [1, 2, 4])
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise InstanceError(f"n must be a positive integer, got {n!r}", field="n")
+    n = opt.integer(n, "n", lo=1, hi=MAX_TASKS)
     gpu = gpus.get(gpu)
-    if transition not in ("sub-linear", "near-linear"):
-        raise InstanceError(f"transition must be 'sub-linear' or 'near-linear', got {transition!r}",
-                            field="transition")
-    if not 0.0 <= p_sup <= 1.0:
-        raise InstanceError(f"p_sup must lie in [0, 1], got {p_sup!r}", field="p_sup")
+    seed = opt.seed(seed)
+    opt.choice(transition, ("sub-linear", "near-linear"), "transition")
+    p_sup = opt.number(p_sup, "p_sup", lo=0.0, hi=1.0)
+    release = opt.number(release, "release", lo=0.0, hi=MAX_TIME)
+    if not isinstance(prefix, str):
+        raise OptionError(f"must be a string, got {prefix!r}", field="prefix")
+    files.name(prefix + "0", field="prefix", error=OptionError)
     if isinstance(times, str):
         if times not in TIME_PRESETS:
-            raise InstanceError(f"unknown times preset {times!r}; known: {', '.join(TIME_PRESETS)}", field="times")
+            raise OptionError(f"unknown times preset {times!r}; known: {', '.join(TIME_PRESETS)}", field="times")
         tmin, tmax = TIME_PRESETS[times]
     else:
-        tmin, tmax = map(float, times)
-        if not (0 < tmin <= tmax and math.isfinite(tmax)):
-            raise InstanceError(f"need 0 < t_min <= t_max, got {times!r}", field="times")
+        if not isinstance(times, (tuple, list)) or len(times) != 2:
+            raise OptionError(f"must be a preset name or (t_min, t_max), got {times!r}", field="times")
+        tmin, tmax = (opt.number(t, "times", lo=MIN_TIME, hi=MAX_TIME) for t in times)
+        if tmin > tmax:
+            raise OptionError(f"need {MIN_TIME:g} <= t_min <= t_max <= {MAX_TIME:g}, got {times!r}", field="times")
+    _check_file_size(n, gpu, prefix)
     shares = scaling_shares(gpu, workload)
     counts = class_counts(n, shares)
     rng = np.random.default_rng(seed)
@@ -224,6 +244,19 @@ def generate(n: int, gpu: str | GPUSpec = "A100", workload: str | Mapping[int, f
     return Problem(gpu, tasks, release)
 
 
+def _check_file_size(n: int, gpu: GPUSpec, prefix: str) -> None:
+    """Refuse a batch whose problem file would be larger than the loaders read (:data:`files.MAX_FILE_BYTES`).
+
+    A bound, not a measure: each task takes at most its name, the JSON around
+    it and 36 bytes per compute size (a size key and a float's ``repr``).
+    """
+    per_task = 40 + len(json.dumps(f"{prefix}{n}")) + 36 * len(gpu.sizes)
+    if n * per_task > files.MAX_FILE_BYTES:
+        raise OptionError(f"{n:,} tasks named {prefix!r}... on {gpu.name} would write up to {n * per_task:,} bytes, "
+                          f"more than the {files.MAX_FILE_BYTES:,} the loader reads; generate fewer tasks",
+                          field="n")
+
+
 def generate_workload(batch_sizes: Sequence[int], releases: Sequence[float], gpu: str | GPUSpec = "A100",
                       workload: str | Mapping[int, float] = "MixedScaling",
                       times: str | tuple[float, float] = "WideTimes", seed: int | None = 0,
@@ -232,9 +265,15 @@ def generate_workload(batch_sizes: Sequence[int], releases: Sequence[float], gpu
 
     Task names are ``b{batch}_t{i}``.
     """
+    batch_sizes, releases = list(batch_sizes), list(releases)
     if len(batch_sizes) != len(releases):
-        raise InstanceError("need one release per batch", field="releases")
-    base = 0 if seed is None else seed
-    batches = [generate(n, gpu, workload, times, base + b, prefix=f"b{b}_t", release=r, **kwargs)
-               for b, (n, r) in enumerate(zip(batch_sizes, releases))]
+        raise OptionError("need one release per batch", field="releases")
+    sizes = [opt.integer(n, "batch_sizes", lo=1, hi=MAX_TASKS) for n in batch_sizes]
+    if sum(sizes) > MAX_TASKS:
+        raise OptionError(f"{sum(sizes):,} tasks in all; at most {MAX_TASKS:,}", field="batch_sizes")
+    base = opt.seed(seed) or 0
+    # each batch its own seed; wrapping keeps it in the seed range for every base
+    batches = [generate(n, gpu, workload, times, (base + b) % (opt.MAX_SEED + 1), prefix=f"b{b}_t", release=r,
+                        **kwargs)
+               for b, (n, r) in enumerate(zip(sizes, releases))]
     return Workload(gpus.get(gpu), batches)

@@ -57,7 +57,7 @@ from instances.mig_check import TOLERANCE, check as check_gpu
 from instances.mig_generator import generate as _generate_batch
 from instances.mig_problem import Problem, Task, from_dict as _batch_from_dict
 from instances.mig_schedule import Reconfiguration, Schedule, ScheduledTask
-from instances.options import typed
+from instances.options import integer, typed
 
 __all__ = ["NodeProblem", "NodeSchedule", "check", "is_feasible", "generate", "load", "save", "from_dict",
            "MAX_GPUS"]
@@ -172,7 +172,8 @@ def generate(n: int, gpu: str | GPUSpec = "A100", gpus: int = 2, workload: Any =
              times: Any = "WideTimes", seed: int | None = 0, **kwargs: Any) -> NodeProblem:
     """The FAR paper's synthetic batch (Sec. 6.3, :func:`instances.mig.generate`) on ``gpus`` GPUs.
 
-    The tasks are those of ``mig.generate(n, gpu, workload, times, seed, **kwargs)``.
+    The tasks are those of ``mig.generate(n, gpu, workload, times, seed, **kwargs)``; ``gpus`` is
+    1 to :data:`MAX_GPUS` (a bad value is an :class:`~instances.errors.OptionError`, checked first).
 
     Examples
     --------
@@ -180,6 +181,7 @@ def generate(n: int, gpu: str | GPUSpec = "A100", gpus: int = 2, workload: Any =
     >>> generate(5, "A30", gpus=3, seed=2).tasks == mig.generate(5, "A30", seed=2).tasks
     True
     """
+    gpus = integer(gpus, "gpus", lo=1, hi=MAX_GPUS)
     return NodeProblem.from_problem(_generate_batch(n, gpu, workload, times, seed, **kwargs), gpus)
 
 

@@ -38,12 +38,20 @@ from instances import files
 from instances.gpus import GPUSpec
 from instances.options import known_options, typed
 
-__all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict", "check_scale", "MAX_TOTAL_TIME"]
+__all__ = ["Task", "Problem", "Workload", "load", "save", "from_dict", "to_dict", "check_scale", "MAX_TOTAL_TIME",
+           "TOLERANCE", "PRECISION_ROUNDINGS"]
 
 #: The largest total of task work, releases and reconfiguration times that
 #: :func:`check_scale` accepts: far enough below the largest float that no
 #: sum of these times (nor ``size * time``) can overflow.
 MAX_TOTAL_TIME = sys.float_info.max / 8
+#: Relative tolerance of the checker (:func:`instances.mig_check.check`): a duration ``t`` is
+#: met when the run lasts ``t`` within ``TOLERANCE * max(1, t)``.
+TOLERANCE = 1e-6
+#: Roundings at the horizon that :func:`check_scale` allows in a start + duration: the methods of
+#: the toolkit compute an end as a start plus a time (one rounding), the checker subtracts them again
+#: (one more); the rest is margin.
+PRECISION_ROUNDINGS = 8
 
 
 @dataclass(frozen=True)
@@ -406,16 +414,30 @@ def save(problem: Problem | Workload, path: str | Path) -> None:
 
 @known_options
 def check_scale(problem: Problem | Workload) -> None:
-    """Refuse times so large that a schedule's sums would overflow floating point.
+    """Refuse times so large that a schedule's sums would overflow, or lose the task times, in floating point.
 
     The loader accepts any finite time (1e308 included). Every time a MIG
     method of the toolkit computes (a start, an end, ``s * t(s)``, a total
-    work) is at most the latest release, plus the sum over tasks of their
-    largest work ``s * t(s)``, plus the longest create/destroy time once for
-    each of ``2 * (n + batches * placements)`` operations (no method emits
-    more). When that total exceeds :data:`MAX_TOTAL_TIME` (about 2.2e307 s)
-    end times could overflow to infinity, so the problem is refused with an
-    :class:`~instances.errors.InstanceError` asking for larger time units.
+    work) is at most the *span*: the latest release, plus the sum over tasks
+    of their largest work ``s * t(s)``, plus the longest create/destroy time
+    once for each of ``2 * (n + batches * placements)`` operations (no method
+    emits more). Two rules, each an :class:`~instances.errors.InstanceError`
+    naming the field that makes the span large:
+
+    * overflow: a span above :data:`MAX_TOTAL_TIME` (about 2.2e307 s) could
+      reach infinity;
+    * precision: near the span a double holds a time only to ``ulp(span)``
+      seconds, so ``start + t`` can lose the task time ``t`` (a task released
+      at 1e17 s "runs 0 s": ``1e17 + 4 == 1e17``). The checker accepts a
+      duration within ``TOLERANCE * max(1, t)``; the span is refused when
+      :data:`PRECISION_ROUNDINGS` (8) roundings at its magnitude,
+      ``8 * ulp(span)``, exceed that for the shortest positive time (task
+      or create/destroy). With times of 1 s or more this allows a span of
+      about 5.6e8 s (17 years); a 100,000-task batch of the paper's
+      ``WideTimes`` spans at most 7e7 s. Whole-number times with a span
+      below ``2**53`` are exact and always kept. Shifting the releases
+      towards 0 or changing the time unit mends a refused problem.
+
     The heuristics and the exact backends call it on every problem they take.
 
     Examples
@@ -425,16 +447,35 @@ def check_scale(problem: Problem | Workload) -> None:
     Traceback (most recent call last):
     ...
     instances.errors.InstanceError: field times: task times too large: their sums reach inf s (at most 2.2e+307 s can be scheduled without overflow); express the times in larger units
+    >>> check_scale(Problem("A30", [Task("a", {1: 4.0, 2: 2.5, 4: 1.5})], release=1e17))
+    Traceback (most recent call last):
+    ...
+    instances.errors.InstanceError: field release: times reach 1e+17 s, where a double holds a time only to 16 s: the shortest time, 0.1 s, would be lost in a start + duration (allowed: 8 roundings within the checker's tolerance 1e-06 * max(1, t)); shift the releases towards 0 or use other time units
     """
     gpu = problem.gpu
     batches = problem.batches if isinstance(problem, Workload) else (problem,)
     longest_op = max([*gpu.create_time.values(), *gpu.destroy_time.values(), 0.0])
-    # plain float sums: an overflow gives inf here (never an exception) and fails the test below
-    total = max((b.release for b in batches), default=0.0)
-    total += 2 * (len(problem.tasks) + len(batches) * len(gpu.placements)) * longest_op
+    # plain float sums: an overflow gives inf here (never an exception) and fails the tests below
+    release = max((b.release for b in batches), default=0.0)
+    ops = 2 * (len(problem.tasks) + len(batches) * len(gpu.placements)) * longest_op
+    work = 0.0
     for task in problem.tasks:
-        total += max(s * t for s, t in task.times.items())
+        work += max(s * t for s, t in task.times.items())
+    total = release + ops + work
     if not total <= MAX_TOTAL_TIME:
         raise InstanceError(f"task times too large: their sums reach {total:.3g} s (at most {MAX_TOTAL_TIME:.2g} s "
                             f"can be scheduled without overflow); express the times in larger units",
                             field="times")
+    positive = [t for task in problem.tasks for t in task.times.values()]
+    positive += [t for t in (*gpu.create_time.values(), *gpu.destroy_time.values()) if t > 0]
+    if not positive:
+        return
+    shortest = min(positive)
+    if total <= 2**53 and all(float(t).is_integer() for t in (*positive, *(b.release for b in batches))):
+        return  # whole numbers below 2**53: every sum of them is exact
+    if PRECISION_ROUNDINGS * math.ulp(total) > TOLERANCE * max(1.0, shortest):
+        largest = max((release, "release"), (ops, "gpu.create_time"), (work, "times"))[1]
+        raise InstanceError(f"times reach {total:.3g} s, where a double holds a time only to {math.ulp(total):.3g} s: "
+                            f"the shortest time, {shortest:.3g} s, would be lost in a start + duration (allowed: "
+                            f"{PRECISION_ROUNDINGS} roundings within the checker's tolerance {TOLERANCE:g} * max(1, t)); "
+                            "shift the releases towards 0 or use other time units", field=largest)

@@ -4,9 +4,11 @@ One place decides what a valid ``time_limit``, ``workers`` count, ``seed``,
 iteration count, flag or method name is, so every family and backend rejects
 the same bad values with the same one-line :class:`~instances.errors.OptionError`
 (never numpy's ``ValueError``, an ``OverflowError`` or OR-Tools' multi-line
-``TypeError``). The maxima are the command lines' (:mod:`instances.console`):
-a seed at most ``2**31 - 1`` (CP-SAT's ``random_seed`` is a signed 32-bit
-integer), at most 256 threads, a time limit of at most 10^6 s. A problem
+``TypeError``). The maxima: a seed at most ``2**32 - 1`` (:data:`MAX_SEED`: the
+32-bit seeds the benchmarks derive with ``SeedSequence.generate_state``;
+:func:`milp.cpsat.run` folds it into CP-SAT's signed 32-bit ``random_seed``),
+and the command lines' (:mod:`instances.console`) at most 256 threads and a
+time limit of at most 10^6 s. A problem
 argument of the wrong Python type is refused by :func:`expect` with one
 :class:`ArgumentTypeError` line.
 
@@ -21,7 +23,7 @@ instances.errors.OptionError: field time_limit: must be a positive number of sec
 >>> seed(-1)
 Traceback (most recent call last):
 ...
-instances.errors.OptionError: field seed: must be an integer from 0 to 2147483647, got -1
+instances.errors.OptionError: field seed: must be an integer from 0 to 4294967295, got -1
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ import types
 import typing
 from typing import Any, Callable, Collection, Mapping, TypeVar
 
-from instances.console import MAX_SECONDS, MAX_SEED, MAX_WORKERS
-from instances.errors import InstanceError, OptionError
+from instances.console import MAX_SECONDS, MAX_WORKERS
+from instances.errors import ArgumentTypeError, OptionError
 
-__all__ = ["time_limit", "workers", "seed", "integer", "flag", "choice", "no_unknown", "known_options", "expect",
+__all__ = ["time_limit", "workers", "seed", "integer", "number", "flag", "choice", "no_unknown", "known_options", "expect",
            "typed", "ArgumentTypeError", "Deadline", "MAX_SECONDS", "MAX_SEED", "MAX_WORKERS", "MAX_ITERATIONS"]
 
+#: Largest seed: numpy takes any, CP-SAT a signed 32-bit one; 32 bits are what seeds derived with
+#: ``numpy.random.SeedSequence(...).generate_state(1)`` have (the command lines' ``--seed`` stops at 2**31 - 1).
+MAX_SEED = 2**32 - 1
 #: Iterations, evaluations or repetitions a heuristic may be asked for (``integer``'s default maximum).
 MAX_ITERATIONS = 10**9
 
@@ -82,21 +87,21 @@ def workers(value: Any, name: str = "workers") -> int | None:
 
 
 def seed(value: Any, name: str = "seed", *, allow_none: bool = True) -> int | None:
-    """A random seed: an integer from 0 to :data:`MAX_SEED` (``2**31 - 1``), or ``None`` where allowed.
+    """A random seed: an integer from 0 to :data:`MAX_SEED` (``2**32 - 1``), or ``None`` where allowed.
 
-    numpy refuses negative seeds with its own ``ValueError`` and OR-Tools takes
-    a signed 32-bit ``random_seed``; one range for every function keeps a seed
-    that works in one place valid in every other. Booleans and floats
-    (``2.0`` included) are refused.
+    numpy refuses negative seeds with its own ``ValueError`` and OR-Tools a
+    seed beyond 32 bits with a multi-line ``TypeError``; one range for every
+    function keeps a seed that works in one place valid in every other.
+    Booleans and floats (``2.0`` included) are refused.
 
     Examples
     --------
-    >>> seed(0), seed(None), seed(2**31 - 1)
-    (0, None, 2147483647)
+    >>> seed(0), seed(None), seed(2**32 - 1)
+    (0, None, 4294967295)
     >>> seed(True)
     Traceback (most recent call last):
     ...
-    instances.errors.OptionError: field seed: must be an integer from 0 to 2147483647, got True
+    instances.errors.OptionError: field seed: must be an integer from 0 to 4294967295, got True
     """
     if value is None and allow_none:
         return None
@@ -123,6 +128,33 @@ def integer(value: Any, name: str, *, lo: int = 1, hi: int = MAX_ITERATIONS) -> 
     return int(value)
 
 
+def number(value: Any, name: str, *, lo: float = -math.inf, hi: float = math.inf, above: bool = False) -> float:
+    """A finite real option in ``[lo, hi]`` (``(lo, hi]`` with ``above=True``).
+
+    Booleans, strings, NaN, infinities and integers too large for a float are refused.
+
+    Examples
+    --------
+    >>> number(0.5, "p_sup", lo=0, hi=1)
+    0.5
+    >>> number(float("nan"), "p_sup", lo=0, hi=1)
+    Traceback (most recent call last):
+    ...
+    instances.errors.OptionError: field p_sup: must be a number from 0 to 1, got nan
+    """
+    low = "above" if above else "from"
+    msg = f"must be a number {low} {lo:g} to {hi:g}, got {_shown(value)}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise OptionError(msg, field=name)
+    try:
+        x = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise OptionError(msg, field=name) from None
+    if not (math.isfinite(x) and (x > lo if above else x >= lo) and x <= hi):
+        raise OptionError(msg, field=name)
+    return x
+
+
 def flag(value: Any, name: str) -> bool:
     """A switch: exactly ``True`` or ``False`` (``"no"``, ``0`` and ``None`` are refused)."""
     if not isinstance(value, bool):
@@ -137,15 +169,6 @@ def choice(value: Any, allowed: Collection[str], name: str) -> str:
     return value
 
 
-class ArgumentTypeError(InstanceError, TypeError):
-    """A problem, schedule or workload argument of the wrong Python type (a dict, a file name).
-
-    Both a ``TypeError`` (it is a programming error, not bad data) and an
-    :class:`~instances.errors.InstanceError` (so that the command lines and
-    callers that catch the toolkit's errors print it as the one line it is).
-    """
-
-
 def expect(value: Any, types: type | tuple[type, ...], where: str, name: str = "problem") -> Any:
     """Return ``value`` if it is one of ``types``, else raise :class:`ArgumentTypeError` in one line.
 
@@ -158,7 +181,7 @@ def expect(value: Any, types: type | tuple[type, ...], where: str, name: str = "
     >>> expect({}, (int, float), "bounds.mig.lower_bound")
     Traceback (most recent call last):
     ...
-    instances.options.ArgumentTypeError: bounds.mig.lower_bound: problem must be a builtins.int or builtins.float, got dict
+    instances.errors.ArgumentTypeError: bounds.mig.lower_bound: problem must be a builtins.int or builtins.float, got dict
     """
     if not isinstance(value, types):
         kinds = types if isinstance(types, tuple) else (types,)
@@ -256,7 +279,7 @@ def typed(func: F) -> F:
     >>> lower_bound("p.json")
     Traceback (most recent call last):
     ...
-    instances.options.ArgumentTypeError: instances.options.lower_bound: problem must be a builtins.int or builtins.float, got str
+    instances.errors.ArgumentTypeError: instances.options.lower_bound: problem must be a builtins.int or builtins.float, got str
     """
     check = _arg_checker(func, f"{func.__module__}.{func.__qualname__}")
     if check is None:

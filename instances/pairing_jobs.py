@@ -16,7 +16,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from instances import files
-from instances.errors import InstanceError
+from instances import options as opt
+from instances.errors import InstanceError, OptionError
 from instances.pairing_csv import parse_number, read_rows
 
 
@@ -114,6 +115,13 @@ def job_mix(number: int) -> tuple[Job, ...]:
     return tuple(Job(app, app, **APPS[app]) for app in JOB_MIXES[number])
 
 
+#: Largest factor of ``size_range``: solo times stay far below the loader's limits.
+MAX_SIZE_FACTOR = 1e6
+#: Most jobs of a window, generated or read from a file (``pairing_json``): the configuration search
+#: evaluates every pair (``W^2 / 2`` of them), so this bounds its work and memory.
+MAX_JOBS = 10_000
+
+
 def generate(W: int, seed: int = 0, apps: Sequence[str] | None = None,
              size_range: tuple[float, float] = (0.5, 2.0), jitter: float = 0.05) -> tuple[Job, ...]:
     """Seeded job queue of ``W`` jobs drawn from the program profiles.
@@ -128,16 +136,19 @@ def generate(W: int, seed: int = 0, apps: Sequence[str] | None = None,
     >>> len(q), q == generate(6, seed=1)
     (6, True)
     """
-    if not isinstance(W, (int, np.integer)) or W < 1:
-        raise InstanceError(f"must be an integer >= 1, got {W!r}", field="W")
+    W = opt.integer(W, "W", lo=1, hi=MAX_JOBS)
     apps = tuple(apps) if apps is not None else tuple(APPS)
+    if not apps:
+        raise OptionError("needs at least one program", field="apps")
     for a in apps:
-        if a not in APPS:
-            raise InstanceError(f"unknown program {a!r}; known: {', '.join(APPS)}", field="apps")
-    lo, hi = size_range
-    if not (0 < lo <= hi):
-        raise InstanceError(f"needs 0 < low <= high, got {size_range!r}", field="size_range")
-    rng = np.random.default_rng(seed)
+        if not isinstance(a, str) or a not in APPS:
+            raise OptionError(f"unknown program {a!r}; known: {', '.join(APPS)}", field="apps")
+    if not isinstance(size_range, (tuple, list)) or len(size_range) != 2:
+        raise OptionError(f"needs (low, high), got {size_range!r}", field="size_range")
+    lo = opt.number(size_range[0], "size_range", lo=0.0, hi=MAX_SIZE_FACTOR, above=True)
+    hi = opt.number(size_range[1], "size_range", lo=lo, hi=MAX_SIZE_FACTOR)
+    jitter = opt.number(jitter, "jitter", lo=0.0, hi=1.0)
+    rng = np.random.default_rng(opt.seed(seed))
     jobs = []
     for k in range(W):
         app = apps[int(rng.integers(len(apps)))]

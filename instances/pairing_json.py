@@ -50,7 +50,7 @@ import numpy as np
 
 from instances import files
 from instances.errors import InstanceError
-from instances.pairing_jobs import FEATURES, Job
+from instances.pairing_jobs import FEATURES, MAX_JOBS, Job  # MAX_JOBS: most jobs of a window read from a file
 from instances.pairing_problem import PairingProblem, WeightedQueue
 from instances.pairing_slowdown import AnalyticModel
 from instances.pairing_space import ConfigSpace
@@ -65,9 +65,6 @@ _JOB_FIELDS = ("name", "app", "solo_time") + FEATURES
 _SPLIT_FIELDS = ("core_splits", "gpc_splits", "triple_core_splits", "triple_gpc_splits")
 _SPACE_FIELDS = ("p_total", "p_max", "cpu_caps", "gpu_caps") + _SPLIT_FIELDS + ("solo_cores", "solo_gpcs", "budget")
 _ANALYTIC_FIELDS = tuple(f.name for f in dataclasses.fields(AnalyticModel))
-#: Most jobs of a window read from a file: the configuration search evaluates
-#: every pair (``W^2 / 2`` of them), so this bounds its work and memory.
-MAX_JOBS = 10_000
 
 
 @typed

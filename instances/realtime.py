@@ -51,7 +51,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from instances.errors import InstanceError, OptionError
-from instances import files
+from instances import console, files, options
 from instances.options import typed
 
 __all__ = [
@@ -518,6 +518,12 @@ def uunifast_discard(n: int, total: float, caps: np.ndarray, rng: np.random.Gene
                         f"within the per-task caps after {max_tries} tries", field="utilization")
 
 
+#: Most tasks of a generated set (``instances.console.MAX_TASKS``) and the longest period or
+#: execution time (seconds, or any unit: far below the float range, so that sums stay exact enough).
+MAX_GENERATE_TASKS = console.MAX_TASKS
+MAX_PERIOD = 1e12
+
+
 def generate(n: int, utilization: float, sms: int = 68, prm: float = 0.5, seed: int = 0,
              periods: Sequence[float] = PERIODS, deadline_factor: float = 0.75,
              min_exec: float = 1.0) -> RealtimeProblem:
@@ -544,22 +550,25 @@ def generate(n: int, utilization: float, sms: int = 68, prm: float = 0.5, seed: 
     >>> p == generate(n=50, utilization=40, sms=68, seed=3)
     True
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise RealtimeError(f"must be a positive integer, got {n!r}", field="n")
-    if not (isinstance(utilization, (int, float)) and math.isfinite(utilization)
-            and utilization > 0):
-        raise RealtimeError(f"must be > 0, got {utilization!r}", field="utilization")
-    if not 0.0 <= prm <= 1.0:
-        raise RealtimeError(f"must be in [0, 1], got {prm!r}", field="prm")
-    if not 0.0 < deadline_factor <= 1.0:
-        raise RealtimeError(f"must be in (0, 1], got {deadline_factor!r}", field="deadline_factor")
-    periods = sorted(float(p) for p in periods)
-    if not periods or periods[0] <= 0:
-        raise RealtimeError("periods must be positive", field="periods")
+    n = options.integer(n, "n", lo=1, hi=MAX_GENERATE_TASKS)
+    sms = options.integer(sms, "sms", lo=1, hi=MAX_SMS)
+    utilization = options.number(utilization, "utilization", lo=0.0, hi=float(sms) * n, above=True)
+    prm = options.number(prm, "prm", lo=0.0, hi=1.0)
+    deadline_factor = options.number(deadline_factor, "deadline_factor", lo=0.0, hi=1.0, above=True)
+    min_exec = options.number(min_exec, "min_exec", lo=0.0, hi=MAX_PERIOD, above=True)
+    if isinstance(periods, (str, bytes)) or not isinstance(periods, Sequence) or not periods:
+        raise OptionError(f"must be a non-empty list of periods, got {periods!r}", field="periods")
+    periods = sorted(options.number(p, "periods", lo=0.0, hi=MAX_PERIOD, above=True) for p in periods)
+    seed = options.seed(seed)
     rng = np.random.default_rng(seed)
     kinds = np.where(rng.random(n) <= prm, MEMORY, COMPUTE)
     beta = np.array([B_FACTOR[k] for k in kinds])
     caps = deadline_factor / (1.0 / sms + beta)
+    if utilization > caps.sum():
+        # UUniFast-Discard would discard every vector: refuse now rather than after its tries
+        raise OptionError(f"{utilization:g} exceeds {caps.sum():.6g}, the most {n} tasks of these types can "
+                          f"have on {sms} SMs (each at most D/T / (1/M + b/a)); UUniFast-Discard would discard every "
+                          "draw", field="utilization")
     u = uunifast_discard(int(n), float(utilization), caps, rng)
     picks = rng.integers(0, len(periods), size=n)
     tasks = []

@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from ortools.sat.python import cp_model
 
 from instances.errors import SolverError
+from instances import options as opt
 from instances.options import Deadline, known_options
 
 __all__ = ["DEFAULT_WORKERS", "SAFE_PARAMETERS", "CATCH_SIGINT", "CpsatRun", "run", "set_hints"]
@@ -110,7 +111,7 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     workers
         Search workers (default :data:`DEFAULT_WORKERS`).
     seed
-        CP-SAT's random seed.
+        0 to ``2**32 - 1`` (:func:`instances.options.seed`); CP-SAT gets it modulo ``2**31``.
     log
         Print CP-SAT's search log.
     parameters
@@ -118,12 +119,13 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
         list sets a repeated field, e.g. ``{"subsolvers": ["max_lp", "core"]}``.
         They are applied after :data:`SAFE_PARAMETERS`, so they may override it.
     """
-    limit = time_limit.remaining() if isinstance(time_limit, Deadline) else time_limit
+    limit = time_limit.remaining() if isinstance(time_limit, Deadline) else opt.time_limit(time_limit)
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     if limit is not None and limit <= 0:
         return CpsatRun("UNKNOWN", None, stats={"skipped": "time limit spent before the solve"})
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = int(workers or DEFAULT_WORKERS)
-    solver.parameters.random_seed = int(seed)
+    solver.parameters.random_seed = seed % 2**31  # CP-SAT's is a signed 32-bit integer
     solver.parameters.log_search_progress = bool(log)
     solver.parameters.catch_sigint_signal = CATCH_SIGINT
     if limit is not None:

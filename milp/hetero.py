@@ -406,8 +406,7 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
     opt.workers(workers)
     opt.flag(log, "log")
     opt.flag(bound, "bound")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise OptionError(f"must be an integer, got {seed!r}", field="seed")
+    seed = opt.seed(seed, allow_none=False)
     dl = Deadline(time_limit)
     seqs_hint = _hint_sequences(problem, hint)
     if not problem.eligible.any(axis=1).any():

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from instances.errors import SolverError
+from instances import options as opt
 from instances.options import Deadline, known_options
 
 __all__ = ["HighsOutcome", "solve_highs"]
@@ -89,6 +90,9 @@ def solve_highs(model: Any, time_limit: float | Deadline | None = None, workers:
     from pyomo.contrib.appsi.solvers.highs import Highs
 
     global _last_threads
+    if not isinstance(time_limit, Deadline):
+        time_limit = opt.time_limit(time_limit)
+    workers = opt.workers(workers)
     solver = Highs()
     if not solver.available():
         raise SolverError("Pyomo cannot find HiGHS (appsi_highs); install highspy")

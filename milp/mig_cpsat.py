@@ -51,6 +51,7 @@ from instances import mig
 from instances.errors import SolverError
 from instances.mig_problem import Problem, Workload
 from instances.mig_retime import canonical
+from instances import options as opt
 from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.mig_cpsat_benders import benders_loop
@@ -124,6 +125,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
     log, seed
         CP-SAT's search log and random seed.
     """
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     info = info if info is not None else {}
     gpu = problem.gpu
     reconf = gpu.reconfigurable

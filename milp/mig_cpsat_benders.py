@@ -29,6 +29,7 @@ from heuristics.mig_plans import tree_plans
 from instances import mig
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
+from instances import options as opt
 from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.mig_cpsat_model import Model, checked_plan
@@ -58,6 +59,7 @@ def deletion_filter(problem: Problem, assignment: dict[str, Placement], target: 
     Tasks on the least loaded slices are tried first; at most a quarter of
     the time left is spent.
     """
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     gpu = problem.gpu
     load = defaultdict(float)
     for t in problem.tasks:
@@ -105,6 +107,7 @@ def benders_loop(problem: ProblemLike, master: Model, run: MasterRun, scale: Sca
     subproblem schedule reaches, that schedule is optimal (``docs/models/mig_cpsat.md``,
     "Benders loop"). Returns the new bound (seconds) and the best schedule.
     """
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     steps = info.setdefault("benders", [])
     # per assignment met before: the subproblem's bound and best schedule, to resume from
     seen: dict[frozenset, tuple[float, mig.Schedule]] = {}

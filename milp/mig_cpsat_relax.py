@@ -28,6 +28,7 @@ from bounds import mig as mig_bounds
 from heuristics.mig_plans import best_plan
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
+from instances import options as opt
 from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.mig_cpsat_model import Model, build
@@ -76,7 +77,7 @@ def master_parameters(workers: int | None) -> dict[str, Any]:
     >>> master_parameters(1)
     {}
     """
-    w = int(workers or cpsat.DEFAULT_WORKERS)
+    w = opt.workers(workers) or cpsat.DEFAULT_WORKERS
     if w < 2 or w > len(MASTER_SUBSOLVERS):
         return {}  # one worker has no choice; many get CP-SAT's own portfolio
     names = list(MASTER_SUBSOLVERS[:w])
@@ -96,6 +97,7 @@ def solve_master(built: Model, problem: ProblemLike, lb_units: int, limit: float
     ``proof``: every worker on a full search (:func:`master_parameters`);
     otherwise CP-SAT's defaults, whose LNS workers find better assignments.
     """
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     # no hint: the incumbent's assignment as a hint gave worse tree plans (docs/models/mig_cpsat.md)
     run = cpsat.run(built.model, time_limit=Deadline(limit), workers=workers, seed=seed,
                     parameters=master_parameters(workers) if proof else None)
@@ -115,9 +117,10 @@ def solve_master(built: Model, problem: ProblemLike, lb_units: int, limit: float
 
 
 @known_options
-def solve_relaxation(problem, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
+def solve_relaxation(problem: ProblemLike, scale, lb_units, horizon, deadline, relax_time, workers, seed, symmetry,
                       info, share: float = 1 / 3, converge: bool = False) -> tuple[Model, MasterRun]:
     """Build and solve the assignment relaxation; return the model (the Benders master) and its run."""
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     built = build(problem, scale, lb_units, horizon, laminar=False, symmetry=symmetry, redundant=True,
                    dominance=False, relaxation=True, converge=converge)
     remaining = deadline.remaining()
@@ -170,6 +173,8 @@ def relaxation_bound(problem: Problem, time_limit: float = 10.0, workers: int | 
     >>> relaxation_bound(p, time_limit=10) >= mig_bounds.lower_bound(p)
     True
     """
+    time_limit = opt.time_limit(time_limit)
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     if not problem.gpu.reconfigurable or any(r != 0 for r in problem.releases().values()) or not problem.n:
         raise ValueError("the assignment relaxation is for one batch with reconfiguration and no release times")
     deadline = Deadline(time_limit)

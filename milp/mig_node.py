@@ -327,8 +327,7 @@ def solve(problem: NodeProblem, *, backend: str = "cpsat", reconfiguration: bool
     opt.flag(reconfiguration, "reconfiguration")
     opt.choice(method, EXACT_METHODS, "method")
     opt.flag(log, "log")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise OptionError(f"must be an integer >= 0, got {seed!r}", field="seed")
+    seed = opt.seed(seed, allow_none=False)
     if not reconfiguration:
         problem = problem.without_reconfiguration()
     check_scale(problem.batch)

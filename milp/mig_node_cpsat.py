@@ -40,6 +40,7 @@ from bounds import mig_node as node_bounds
 from instances.mig_node import NodeProblem, NodeSchedule, check
 from instances.mig_retime import plan_from_runs, retime_order
 from instances.mig_schedule import ScheduledTask
+from instances import options as opt
 from instances.options import Deadline, known_options
 from milp.cpsat import run, set_hints
 from milp.result import TOLERANCE, Result
@@ -94,6 +95,7 @@ def solve_intervals(problem: NodeProblem, *, deadline: Deadline, incumbent: Node
     workers, log, seed
         CP-SAT's workers, search log and random seed.
     """
+    workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     info = dict(info or {})
     gpu, g = problem.gpu, problem.gpus
     tasks = problem.tasks

@@ -53,6 +53,7 @@ from instances.errors import OptionError, SolverError
 from instances.mig_problem import Problem, Task, Workload
 from instances.mig_retime import Session, TimedPlan, canonical, retime_order, retime_sessions, sessionize
 from instances.mig_schedule import Schedule, ScheduledTask
+from instances import options as opt
 from instances.options import Deadline, known_options
 from milp.highs import solve_highs
 from milp.mig_plans import checked
@@ -673,6 +674,7 @@ def solve_pyomo(problem: AnyProblem, *, deadline: Deadline, incumbent: Schedule,
     log
         Stream the solver's log.
     """
+    workers = opt.workers(workers)
     info = info if info is not None else {}
     info["solver"] = solver
     reconf = problem.gpu.reconfigurable

@@ -4,6 +4,8 @@ import dataclasses
 
 import pytest
 
+from instances.errors import OptionError
+
 from instances import case
 from instances.case import Hold, Job, JobRun, Slowdown, Task, TaskRun, Trace, Workload, check, custom_config
 
@@ -96,8 +98,10 @@ def test_bad_footprint_and_duplicate_names():
         Workload(cfg, (Job("x", (Task(3.0, 10, 1.0),), True, footprint_gb=2.0),))
     with pytest.raises(case.CaseError, match="twice"):
         Workload(cfg, (Job("x", (Task(1.0, 10, 1.0),), False), Job("x", (Task(1.0, 10, 1.0),), False)))
-    with pytest.raises(case.CaseError, match="ratio"):
+    with pytest.raises(OptionError, match="ratio"):
         case.generate("A", "2-1")
+    with pytest.raises(OptionError, match="ratio"):
+        case.generate("A", "1_0:1")  # read strictly: int() would take it as 10
 
 
 def test_json_roundtrip(tmp_path):

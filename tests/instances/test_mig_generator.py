@@ -122,7 +122,10 @@ def test_memory_bound_transition_probability_per_slice():
 
 
 @pytest.mark.parametrize("kwargs,needle", [
-    ({"n": 0}, "n must be a positive integer"),
+    ({"n": 0}, "field n: must be an integer from 1 to 100000, got 0"),
+    ({"n": 10**12}, "field n: must be an integer from 1 to 100000"),
+    ({"n": 3, "seed": -1}, "field seed: must be an integer from 0 to 4294967295, got -1"),
+    ({"n": 100_000, "prefix": "x" * 400}, "more than the 33,554,432 the loader reads"),
     ({"n": 3, "workload": "Fancy"}, "unknown workload preset 'Fancy'"),
     ({"n": 3, "times": "Short"}, "unknown times preset 'Short'"),
     ({"n": 3, "gpu": "V100"}, "unknown GPU 'V100'"),
