@@ -18,10 +18,12 @@ problem:
   OR-Library data are integers; the generator's are multiples of 0.1),
   otherwise rounded down, with due dates rounded up and weights down, which
   only lowers every schedule's cost, so the bound stays valid.
-* **Several GPUs and/or arrival times**: the same relaxation per GPU
-  (:mod:`bounds.hetero_multi`): relaxing "every task runs exactly once"
-  splits the problem into one path problem per GPU with idle time and
-  arrival times, solved on a coarser grid.
+* **Several GPUs and/or arrival times**: the LP relaxation of the
+  arc-time-indexed formulation by column generation
+  (:mod:`bounds.hetero_colgen`; Pessoa, Uchoa, Poggi de Aragão and
+  Rodrigues 2010): one pseudo-schedule per GPU class priced by dynamic
+  programming, the bound valid at any stop; where no grid fits the data,
+  the per-GPU Lagrangian relaxation of :mod:`bounds.hetero_multi`.
 * Otherwise (the grid would be too fine to be practical) the trivial bound 0.
 
 Examples
@@ -441,6 +443,11 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     res = lagrangian(problem, upper, max_iter=max_iter, deadline=deadline)
     if res is not None:
         return float(res.bound)
+    from bounds.hetero_colgen import colgen_bound
+
+    cg = colgen_bound(problem, upper, deadline=deadline, max_iter=max_iter)
+    if cg is not None:
+        return float(cg.bound)
     from bounds.hetero_multi import multi_bound
 
     return float(multi_bound(problem, upper, deadline=deadline, max_iter=max_iter).bound)

@@ -191,6 +191,7 @@ class ColgenBound:
     lp: float | None = None
     prices: np.ndarray | None = None
     grid: Grid | None = None
+    pool: list[tuple[tuple[int, ...], tuple[int, ...], float]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
 
 
@@ -207,6 +208,7 @@ class _Class:
         t = np.arange(H + 1)[:, None]
         self.alive = (t >= (self.A + self.P)[None, :]) & (t <= Lst[None, :])
         self.H = H
+        self.work: dict = {}        # the pricing's label arrays, reused between passes
 
     def retime(self, ks) -> tuple[list[tuple[int, int]], float]:
         """The semi-active timing of a sequence of local tasks on this grid, and its cost."""
@@ -274,6 +276,7 @@ class _Master:
         self.h = h
         self.cols: list[tuple[_Class, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
         self.keep = 0
+        self.cost: list[float] = []
 
     def add(self, cols: list[tuple[_Class, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
@@ -286,6 +289,7 @@ class _Master:
             idx.extend(u.tolist() + [self.n + c.row])
             vals.extend(k.astype(float).tolist() + [1.0])
             costs.append(cost)
+        self.cost.extend(costs)
         m = len(cols)
         self.h.addCols(m, np.asarray(costs, float), np.zeros(m), np.full(m, highspy.kHighsInf), len(idx),
                        np.asarray(starts, np.int32), np.asarray(idx, np.int32), np.asarray(vals, float))
@@ -361,7 +365,8 @@ def _eft(problem: HeteroProblem) -> Schedule:
 @known_options
 def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
-                 per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING) -> ColgenBound | None:
+                 per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
+                 pool: list | None = None) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -378,8 +383,11 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     max_steps
         Largest grid horizon per class.
     per_class, smoothing
-        Columns added per class and pass; weight of the best prices in the
-        smoothed prices (0: plain column generation).
+        Columns added per class and pass; starting weight of the best prices
+        in the smoothed prices (0: plain column generation).
+    pool
+        Columns to start the master with, as :attr:`ColgenBound.pool` gives
+        them (re-timed here; their costs are recomputed).
 
     Returns
     -------
@@ -420,12 +428,21 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     master.add(inc_cols)
     master.keep = len(inc_cols)
     master.add(_list_columns(problem, g, classes, START_SCHEDULES))
+    if pool:
+        by_gpus = {tuple(c.gpus): c for c in classes}
+        local = {id(c): {int(i): k for k, i in enumerate(c.tasks)} for c in classes}
+        start = []
+        for gpus, seq, _ in pool:
+            c = by_gpus.get(tuple(gpus))
+            if c is not None and all(int(i) in local[id(c)] for i in seq):
+                start.append((c, *c.retime([local[id(c)][int(i)] for i in seq])))
+        master.add(start)
 
     def price(pi: np.ndarray):
         """``L(pi)`` and the classes' labels (``-inf``: out of time)."""
         total, labs = float(pi.sum()), []
         for c in classes:
-            lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks])
+            lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks], c.work)
             total += c.m * lab.value
             labs.append(lab)
             if deadline is not None and time.perf_counter() >= deadline:
@@ -497,8 +514,10 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     model = max(0.0, float(math.ceil(best - 1e-6 * max(1.0, abs(best))))) if best > -math.inf else 0.0
     model = min(model, ub if g.exact else theta)
     proved = g.exact and model >= ub
+    real = [(tuple(c.gpus), tuple(int(i) for i in c.tasks[ks]), float(master.cost[q]))
+            for q, (c, ks, _) in enumerate(master.cols) if len(ks) and len(np.unique(ks)) == len(ks)]
     return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
-                       lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g,
+                       lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g, pool=real,
                        info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,

@@ -4,10 +4,16 @@ Backends of :func:`solve` (``backend=``):
 
 - ``"auto"`` (the default, and what ``milp.solve_optimal(problem)`` uses):
   ``"ssdp"`` when it applies (one usable GPU, a common arrival time, data
-  exact on an integer grid: the OR-Library case), otherwise ``"cpsat"``.
+  exact on an integer grid: the OR-Library case), otherwise ``"colgen"``
+  where its grid exists (always for the generator's data), else ``"cpsat"``.
 - ``"ssdp"``: successive sublimation dynamic programming for one machine
   (:mod:`milp.hetero_ssdp`; Tanaka, Fujikuma & Araki 2009), by far the
   strongest method where it applies.
+- ``"colgen"``: the root of a branch-and-price over the arc-time-indexed
+  formulation (:mod:`milp.hetero_colgen`: the column-generation bound of
+  :mod:`bounds.hetero_colgen`, restricted-master schedules, ILS walks) with
+  most of the budget; where its gap stays open, ``"cpsat"`` with that bound
+  and the best schedule for the rest.
 - ``"cpsat"``: OR-Tools CP-SAT. One optional fixed-size interval per task and
   eligible GPU (presence = ``x_ij``), one no-overlap constraint per GPU,
   exactly one present interval per task, ``s_i >= a_i``, tardiness
@@ -75,7 +81,9 @@ from milp.result import Result
 __all__ = ["solve", "big_m", "resolution", "build_pyomo", "BACKENDS", "MAX_SCALED"]
 
 #: Backends of :func:`solve`.
-BACKENDS = ("auto", "ssdp", "cpsat", "highs")
+BACKENDS = ("auto", "ssdp", "colgen", "cpsat", "highs")
+#: Share of the budget the ``"colgen"`` backend's root takes before CP-SAT gets the rest.
+COLGEN_SHARE = 0.8
 #: Largest scaled horizon of the CP-SAT model (integer time units).
 MAX_SCALED = 10 ** 9
 
@@ -343,6 +351,7 @@ def _our_bound(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: floa
                cap: float = 5.0) -> tuple[float, dict]:
     """:func:`bounds.hetero.lower_bound` within ``share`` of the remaining budget (at most ``cap`` s)."""
     from bounds import hetero as hb
+    from bounds.hetero_colgen import colgen_bound
     from bounds.hetero_multi import multi_bound
 
     rem = dl.remaining()
@@ -354,7 +363,11 @@ def _our_bound(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: floa
         return float(res.bound), {"bound": "single-machine Lagrangian", "bound_value": float(res.bound)}
     # the multi-GPU passes are slower (idle time, one network per GPU type) and the exact models
     # rarely close these instances themselves: the bound gets a larger share
-    mb = multi_bound(problem, hint, time_limit=cap * 2 if rem is None else min(2 * cap, 1.5 * share * rem))
+    budget = cap * 2 if rem is None else min(2 * cap, 1.5 * share * rem)
+    cg = colgen_bound(problem, hint, time_limit=budget)
+    if cg is not None:
+        return float(cg.bound), {"bound": "column generation", "bound_value": float(cg.bound)}
+    mb = multi_bound(problem, hint, time_limit=budget)
     return float(mb.bound), {"bound": "multi-GPU Lagrangian", "bound_value": float(mb.bound)}
 
 
@@ -416,7 +429,9 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
     if backend == "auto":
         from milp.hetero_ssdp import applies
 
-        backend = "ssdp" if applies(problem) else "cpsat"
+        from milp import hetero_colgen
+
+        backend = "ssdp" if applies(problem) else ("colgen" if hetero_colgen.applies(problem) else "cpsat")
     hint_sched = None if seqs_hint is None else evaluate_sequences(problem, seqs_hint)
     if backend == "ssdp":
         from milp.hetero_ssdp import solve_ssdp
@@ -429,8 +444,18 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
         hint_sched = ils(problem, time_limit=1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem)), seed=seed)
         seqs_hint = hint_sched.sequences(problem)
     hint_sched, hint_obj = _checked(problem, seqs_hint, "warm start")
-    lb, info = (0.0, {}) if not bound else _our_bound(problem, hint_sched, dl)
-    if backend == "cpsat":
+    if backend == "colgen":
+        from milp.hetero_colgen import root
+
+        best_sched, lb, info = root(problem, hint_sched, dl, share=COLGEN_SHARE, log=log, seed=seed)
+        seqs_hint = best_sched.sequences(problem)
+        hint_sched, hint_obj = _checked(problem, seqs_hint, "column generation")
+        if info["proved"] or dl.expired():
+            return Result.from_bounds(hint_obj, lb, schedule=hint_sched, runtime=dl.elapsed(), backend=backend,
+                                      info=info)
+    else:
+        lb, info = (0.0, {}) if not bound else _our_bound(problem, hint_sched, dl)
+    if backend in ("cpsat", "colgen"):
         seqs, model_bound, minfo = _solve_cpsat(problem, dl, workers, seqs_hint, lb, log, seed)
     else:
         seqs, model_bound, minfo = _solve_highs(problem, dl, workers, seqs_hint, lb, log)

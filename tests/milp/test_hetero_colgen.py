@@ -1,0 +1,65 @@
+"""The column-generation exact method of the heterogeneous problem: proofs agree with CP-SAT's and brute force."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from bounds.hetero_colgen import colgen_bound
+from heuristics.hetero import fifo
+from instances import hetero
+from instances.hetero import GPU, HeteroProblem, Task
+from milp import solve_optimal
+from instances.options import Deadline
+from milp.hetero_colgen import restricted_master, root
+
+_spec = importlib.util.spec_from_file_location("colgen_tests", Path(__file__).parents[1] / "bounds" /
+                                               "test_hetero_colgen.py")
+_bounds = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_bounds)
+
+
+@pytest.mark.parametrize("n,seed", [(8, 11), (10, 12), (12, 13)])
+def test_colgen_proof_agrees_with_cpsat(n, seed):
+    pb = hetero.generate(n, seed=seed)
+    ours = solve_optimal(pb, time_limit=120)
+    assert ours.backend == "colgen"
+    ref = solve_optimal(pb, backend="cpsat", time_limit=120)
+    assert ours.proven and ref.proven
+    assert ours.objective == pytest.approx(ref.objective, abs=1e-6)
+    assert not hetero.check(pb, ours.schedule)
+    assert hetero.weighted_tardiness(pb, ours.schedule) == pytest.approx(ours.objective)
+
+
+def test_tiny_problems_proven_equal_to_brute_force():
+    cases = [HeteroProblem((Task("a", 6, 8, 3, 2, 0), Task("b", 4, 40, 2, 1, 1), Task("c", 5, 8, 4, 3, 2),
+                            Task("d", 3, 8, 1, 1, 0)), (GPU("s", 1.0, 16), GPU("f", 2.5, 80))),
+             HeteroProblem((Task("a", 6, 0, 3, 2, 0), Task("b", 4, 0, 2, 1, 1), Task("c", 5, 0, 4, 3, 2)),
+                           (GPU("s", 1.0), GPU("t", 1.0)))]
+    for pb in cases:
+        res = solve_optimal(pb, time_limit=60)
+        assert res.proven
+        assert res.objective == pytest.approx(_bounds.brute_multi(pb))
+
+
+def test_restricted_master_builds_a_checked_schedule_no_worse_than_its_columns():
+    pb = hetero.generate(15, seed=21)
+    start = fifo(pb)
+    res = colgen_bound(pb, start, time_limit=60)
+    sched = restricted_master(pb, res.pool, 30)
+    assert sched is not None and not hetero.check(pb, sched)
+    # the incumbent's own columns are in the pool: the picked cover is no worse than it
+    assert hetero.weighted_tardiness(pb, sched) <= hetero.weighted_tardiness(pb, start) + 1e-6
+    assert hetero.weighted_tardiness(pb, sched) >= res.bound - 1e-6
+
+
+def test_root_never_returns_a_worse_schedule_and_its_bound_stays_below():
+    pb = hetero.generate(18, seed=22)
+    start = fifo(pb)
+    sched, lb, info = root(pb, start, Deadline(30))
+    opt = solve_optimal(pb, backend="cpsat", time_limit=120)
+    assert opt.proven
+    assert hetero.weighted_tardiness(pb, sched) <= hetero.weighted_tardiness(pb, start) + 1e-6
+    assert lb <= opt.objective + 1e-6
+    if info["proved"]:
+        assert hetero.weighted_tardiness(pb, sched) == pytest.approx(opt.objective)
