@@ -1,65 +1,70 @@
-"""A column-generation lower bound for MIG scheduling with reconfiguration (slice patterns).
+"""A column-generation lower bound for MIG scheduling with reconfiguration (block patterns).
 
 The problem is the FAR paper's (Sec. 2.2; rules 1-6 of
 :mod:`instances.mig_check`). The bound is the linear relaxation of a
-Dantzig-Wolfe decomposition by *slice*, in the spirit of Gilmore and Gomory's
-cutting-stock columns ("A linear programming approach to the cutting-stock
-problem", Operations Research 9, 1961): for a trial makespan ``T`` a column
-is a whole timeline of one slice, a *slice pattern*.
+Dantzig-Wolfe decomposition of the GPU into *blocks* of slices, in the
+spirit of Gilmore and Gomory's cutting-stock columns ("A linear programming
+approach to the cutting-stock problem", Operations Research 9, 1961): for a
+trial makespan ``T`` a column is a whole pattern of one block. By default the
+blocks are the slices of the root's children (A100: slices 0-3 and 4-6);
+``blocks="slices"`` makes every slice a block.
 
-Slice patterns
+Block patterns
     The placements occupying slice ``k`` form a chain of the repartitioning
-    tree (laminar family, Fig. 4). A pattern of slice ``k`` is a set of
-    (task, placement of the chain) pairs, each task at most once, with its
-    *load*: the tasks' times plus, for every placement ``p`` it uses, one
-    create and one destroy of ``p``, less the largest destroy among them. In
-    every schedule of makespan ``T`` the sessions covering ``k`` never
-    overlap, each but the last on ``k`` is destroyed before the next one is
-    created, and every task ends by ``T``; so the sessions' creates, tasks and
-    destroys (the last one's destroy excepted) fit in ``[0, T]``: the tasks a
-    schedule puts on ``k``'s chain form a pattern of load at most ``T``
-    (a placement with several sessions only adds load).
+    tree (laminar family, Fig. 4). A pattern of block ``B`` is a set of
+    (task, placement) pairs over the placements occupying a slice of ``B``,
+    each task at most once, such that every slice ``k`` of ``B`` has *load*
+    at most ``T``: the times of its tasks on placements occupying ``k``,
+    plus one create and one destroy per such placement used, less the
+    largest of those destroys. In every schedule of makespan ``T`` the
+    sessions covering ``k`` never overlap, each but the last on ``k`` is
+    destroyed before the next one is created, and every task ends by ``T``;
+    so their creates, tasks and destroys (the last one's destroy excepted)
+    fit in ``[0, T]``: the tasks a schedule puts on ``B``'s placements form a
+    pattern (a placement with several sessions only adds load).
 
 Master (``T`` fixed)
-    ``x[i, p] >= 0`` (task ``i`` on placement ``p``), ``lam[k, P] >= 0``::
+    ``lam[B, P] >= 0`` per block and pattern, and ``x[i, p] >= 0`` for each
+    placement ``p`` *spanning* several blocks (an ancestor of them, e.g. the
+    whole GPU)::
 
-        sum_p x[i, p] = 1                                  every task
-        sum_P lam[k, P] = 1                                every slice
-        x[i, p] = sum_{P of k holding (i, p)} lam[k, P]    every k in occ(p)
+        sum_{B, P holding (i, p), p inside B} lam[B, P] + sum_{p spanning} x[i, p] = 1   every task
+        sum_P lam[B, P] = 1                                                             every block
+        x[i, p] = sum_{P of B holding (i, p)} lam[B, P]                 every spanning p, B it covers
 
     Every schedule of makespan at most ``T`` gives an integer solution, so if
     this LP is infeasible then ``OPT > T``. Feasibility is decided on the
     phase-one LP (each task may stay uncovered at cost 1).
 
 Certificate of infeasibility (why a stopped run stays valid)
-    For any multipliers ``beta[k, i, p]`` of the linking rows (the negated
-    duals of the restricted master), Lagrangian duality of the phase-one LP
-    gives::
+    For any multipliers ``alpha[i]`` of the task rows and ``beta[B, i, p]``
+    of the linking rows, Lagrangian duality of the phase-one LP gives::
 
-        phase-one optimum >= sum_i min(1, min_p sum_{k in occ(p)} beta[k, i, p])
-                             - sum_k max_P beta[k](P)
+        phase-one optimum >= sum_i min(1, alpha[i], min_{p spanning} sum_B beta[B, i, p])
+                             - sum_B max_P profit_B(P)
 
-    where ``max_P`` runs over every pattern of slice ``k`` with load at most
-    ``T``. The pricing below computes that maximum over a superset of the
-    patterns (times rounded down), so the right side is a valid lower bound
-    whichever LP solution gave ``beta``; when it is positive, ``T`` is
-    proven infeasible. Only such proofs raise the bound; a master stopped
-    early (time limit) proves nothing about the ``T`` it was testing.
+    with ``profit_B(P) = sum alpha[i]`` over its pairs inside ``B`` plus
+    ``sum beta[B, i, p]`` over its spanning pairs, the maximum over every
+    pattern of ``B``. The pricing returns an upper bound on that maximum
+    (below), so the right side is a valid lower bound whichever multipliers
+    are used (the master's duals, or those smoothed towards an earlier
+    point); when it is positive, ``T`` is proven infeasible. Only such proofs
+    raise the bound; a search stopped early (time limit) proves nothing about
+    the ``T`` it was testing.
 
-Pricing (exact dynamic program)
-    ``max_P beta[k](P)`` is a multiple-choice knapsack (each task on at most
-    one placement of the chain) whose capacity depends on the set of
-    placements used (their creates and destroys). The dynamic program runs
-    over the tasks with states (used placements, load in units); loads are
-    rounded down to units of ``1 / R`` seconds (``R`` a power of two, so the
-    products are exact), and ``T`` to ``floor(R * T)``: every true pattern
-    stays a pattern of the rounded problem, so the maximum is an upper bound
-    of the true one. Only pairs with ``beta > 0`` can raise the value.
+Pricing (:mod:`bounds.mig_colgen_pricing`)
+    One-slice blocks: an exact dynamic program (a multiple-choice knapsack
+    whose capacity depends on the placements used). Larger blocks: CP-SAT on
+    the block's pattern model with times rounded down and profits rounded up
+    (a relaxation, so its proven bound bounds the true maximum), HiGHS on
+    the float model when CP-SAT proves nothing quickly. Only pairs with a
+    positive profit can raise the maximum.
 
 Search on ``T``
-    The LP's feasibility is monotone in ``T``. From ``lower`` (a valid bound)
-    the search gallops upwards until a feasible ``T`` is met, then bisects;
-    the bound is the largest ``T`` proven infeasible (at least ``lower``).
+    The LP's feasibility is monotone in ``T``. Between ``lower`` (a valid
+    bound) and ``upper`` (a schedule's makespan; without one the search
+    gallops upwards from ``lower`` first), it bisects; the bound is the
+    largest ``T`` proven infeasible (at least ``lower``).
 
 ``docs/models/mig_colgen.md`` has the measured gaps and the design decisions.
 
@@ -191,6 +196,14 @@ class _Data:
                     self.within[j] = b
         self.overlap = {j: [b for b, slices in enumerate(self.blocks) if p.slices & set(slices)]
                         for j, p in enumerate(self.places)}
+        # symmetric sibling subtrees lying inside one block (where a task earns alike on every placement)
+        index = {p.key(): j for j, p in enumerate(self.places)}
+        self.symmetric: dict[int, list[tuple[list[int], list[int]]]] = {}
+        for a, b in gpu.symmetric_subtrees():
+            ja, jb = [index[p.key()] for p in a], [index[p.key()] for p in b]
+            homes = {self.within.get(j) for j in ja + jb}
+            if len(homes) == 1 and None not in homes:
+                self.symmetric.setdefault(homes.pop(), []).append((ja, jb))
         self.time: dict[tuple[int, int], float] = {}
         for i, task in enumerate(problem.tasks):
             for j, p in enumerate(self.places):
@@ -310,7 +323,8 @@ class _Pricing:
 
     def __init__(self, data: _Data) -> None:
         self.data = data
-        self.mip = {b: BlockPricer(slices, data.chain, data.time, data.create, data.destroy)
+        self.mip = {b: BlockPricer(slices, data.chain, data.time, data.create, data.destroy,
+                                   symmetric=data.symmetric.get(b, []))
                     for b, slices in enumerate(data.blocks) if len(slices) > 1}
 
     def price(self, b: int, profit: dict, T: float, deadline: Deadline) -> tuple[float, list]:

@@ -40,7 +40,7 @@ from ortools.sat.python import cp_model
 __all__ = ["price_slice", "BlockPricer", "CPSAT_LIMIT"]
 
 #: Seconds CP-SAT gets on a block's pricing before the HiGHS MILP takes over.
-CPSAT_LIMIT = 0.5
+CPSAT_LIMIT = 2.0
 #: Time units in the makespan of the CP-SAT pricing (times rounded down to them).
 CPSAT_UNITS = 2 ** 24
 #: Largest total of the CP-SAT pricing's integer profits.
@@ -111,6 +111,18 @@ def price_slice(n: int, chain: list[int], units: dict[tuple[int, int], int], ove
     return out
 
 
+class _Solutions(cp_model.CpSolverSolutionCallback):
+    """Records the pattern of every solution CP-SAT finds."""
+
+    def __init__(self, x: dict) -> None:
+        super().__init__()
+        self.x = x
+        self.patterns: list[tuple] = []
+
+    def on_solution_callback(self) -> None:
+        self.patterns.append(tuple(sorted(key for key, var in self.x.items() if self.boolean_value(var))))
+
+
 class BlockPricer:
     """The pricing MILP of a block of several slices, built once and re-solved per call.
 
@@ -123,7 +135,9 @@ class BlockPricer:
     """
 
     def __init__(self, block: list[int], chains: dict[int, list[int]], pairs: dict[tuple[int, int], float],
-                 create: dict[int, float], destroy: dict[int, float], threads: int = 1) -> None:
+                 create: dict[int, float], destroy: dict[int, float], threads: int = 1,
+                 symmetric: list[tuple[list[int], list[int]]] = ()) -> None:
+        self.symmetric = list(symmetric)
         places = sorted({j for k in block for j in chains[k]})
         self.pairs = sorted((i, j) for (i, j) in pairs if j in places)
         self.block = block
@@ -254,18 +268,32 @@ class BlockPricer:
             terms += [(math.floor(self.create[j] * R) + math.floor(self.destroy[j] * R)) * u[j]
                       - math.ceil(self.destroy[j] * R) * z[j] for j in mine]
             m.add(sum(terms) <= cap)
+        # symmetric sibling subtrees inside the block (profits alike: a task earns the same on each
+        # placement inside the block): swapping them maps patterns onto patterns of the same profit,
+        # outer pairs first, so the subtree listed first may carry at least the other's task load
+        for a, b in self.symmetric:
+            def side(places):
+                return sum(math.floor(self.time[key] * R) * var for key, var in x.items() if key[1] in places)
+            if any(key[1] in a or key[1] in b for key in x):
+                m.add(side(set(a)) >= side(set(b)))
         m.maximize(sum(math.ceil(profit[key] * S) * var for key, var in x.items()))
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-        status = solver.solve(m)
+        seen = _Solutions(x)
+        status = solver.solve(m, seen)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return math.inf, [], False
         bound = solver.best_objective_bound / S
-        pattern = tuple(sorted(key for key, var in x.items() if solver.boolean_value(var)))
-        value = sum(profit[key] for key in pattern)
-        found = [(value, pattern, self.load(pattern))] if pattern and value > 0 else []
-        return max(bound, value), found, status == cp_model.OPTIMAL
+        # every improving solution met on the way is a column too (several per call, fewer rounds)
+        found = []
+        for pattern in dict.fromkeys(seen.patterns):
+            value = sum(profit[key] for key in pattern)
+            if pattern and value > 0:
+                found.append((value, pattern, self.load(pattern)))
+        found.sort(key=lambda f: -f[0])
+        top = found[0][0] if found else 0.0
+        return max(bound, top), found, status == cp_model.OPTIMAL
 
     def price_highs(self, profit: dict[tuple[int, int], float], T: float, time_limit: float | None,
                     gap: float = 1e-7) -> tuple[float, list[tuple[float, tuple, float]]]:
