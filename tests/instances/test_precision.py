@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from heuristics import far, far_baselines, far_node
@@ -123,6 +123,32 @@ def test_case_is_refused_or_checked(seed, scale):
     trace = _one_line_refusal(lambda: hc.simulate(workload))
     if trace is not None:
         assert case.check(workload, trace) == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 100), scale=st.one_of(SCALES, st.sampled_from([1e-300, 1e300])), mixed=st.booleans())
+@example(seed=0, scale=1e-300, mixed=False)
+def test_realtime_is_refused_or_checked(seed, scale, mixed):
+    """Periods and times in any unit: a one-line refusal or a partition the checker accepts.
+
+    Small units once made the demand test's deadline grid astronomically long (an absolute 1e-9 of
+    slack next to periods of 1e-298) and ended in numpy's "Maximum allowed size exceeded".
+    """
+    from heuristics import realtime as hr
+    from instances import realtime as rt
+
+    base = rt.generate(5, 2.5, sms=16, seed=seed)
+    k = 1 if mixed else base.n
+    tasks = [dataclasses.replace(t, period=t.period * scale, deadline=t.deadline * scale, a_n=t.a_n * scale,
+                                 b_n=t.b_n * scale, a_c=t.a_c * scale, b_c=t.b_c * scale) for t in base.tasks[:k]]
+    try:
+        problem = rt.RealtimeProblem((*tasks, *base.tasks[k:]), sms=16)
+    except InstanceError:
+        return
+    for name, method in hr.METHODS.items():
+        solution = _one_line_refusal(lambda: method(problem))
+        if solution is not None:
+            assert rt.check(problem, solution) == [], name
 
 
 def test_the_issue_examples_are_refused_by_name():
