@@ -2,9 +2,12 @@
 
 Generates instances (:func:`instances.hetero.generate`: ``--n`` tasks with
 arrivals on a cluster of ``--gpus``, by default T4 + V100 + A100-80GB),
-solves each with an exact backend (``--backend``, default ``cpsat``; both
-models are warm-started from the ILS and given the Lagrangian bound of
-:mod:`bounds.hetero_multi`) within ``--time-limit`` seconds, and runs every
+solves each with an exact backend (``--backend``, default ``auto``: the
+column-generation root of :mod:`milp.hetero_colgen`, then CP-SAT with its
+bound where the gap stays open; ``cpsat`` and ``highs`` are the models of
+formulation (1)-(6), warm-started from the ILS and given the
+column-generation bound of :mod:`bounds.hetero_colgen`) within
+``--time-limit`` seconds, and runs every
 heuristic of :data:`heuristics.hetero.METHODS` (FIFO, Greedy (EFT) and
 SAGreedy of the heterogeneous-GPU weighted-tardiness paper, Sec. III, and
 the ILS).
@@ -46,7 +49,7 @@ from heuristics import hetero as heur
 from instances import hetero
 from milp import solve_optimal
 
-BACKENDS = ("auto", "cpsat", "highs")
+BACKENDS = ("auto", "colgen", "cpsat", "highs")
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class Config:
     tightness: float = 0.6
     rdd: float = 0.6
     time_limit: float = 60.0
-    backend: str = "cpsat"
+    backend: str = "auto"
     ils_time: float = 0.5
     ils_iters: int | None = None
     workers: int = 1
@@ -168,7 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tightness", type=fraction, default=0.6, help="tardiness factor TF in [0, 1]")
     parser.add_argument("--rdd", type=number(0, 1, above=True), default=0.6,
                         help="relative range of due dates in (0, 1]")
-    parser.add_argument("--backend", choices=BACKENDS, default="cpsat", help="exact backend")
+    parser.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="exact backend (auto: colgen for these clusters)")
     parser.add_argument("--time-limit", type=seconds, default=60.0, help="exact limit per instance (s)")
     parser.add_argument("--ils-time", type=seconds, default=0.5, help="ILS time limit per instance (s)")
     parser.add_argument("--ils-iters", type=count_or_zero, default=None,

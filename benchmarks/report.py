@@ -14,6 +14,14 @@ never edited by hand.
 ``--quick`` runs every topic at small sizes (a few minutes in all) and says so
 on each page; the default is the full size, the one the README quotes.
 ``--list`` prints the topics and their commands without running anything.
+``--pages DIR`` writes the pages elsewhere than ``docs/results``.
+
+Each page is written, in one step, as soon as its topic's commands have
+run: after a crash or Ctrl-C the pages of the finished topics are on disk
+and ``--only`` with the remaining topics completes the set. A page is the
+unit of a report, so nothing smaller is recorded: a rerun of a topic reruns
+its commands, whose timing columns and page header (date, load) are of that
+run.
 
 Examples
 --------
@@ -48,8 +56,8 @@ __all__ = ["Run", "Topic", "TOPICS", "ROOT", "NOTES", "ReportError", "command_li
 ROOT = Path(__file__).resolve().parents[1]
 #: The hand-written part of each page: ``NOTES / f"{topic}.md"``.
 NOTES = Path(__file__).resolve().parent / "report_notes"
-#: Where the pages go unless ``--out`` says otherwise.
-DEFAULT_OUT = ROOT / "docs" / "results"
+#: Where the pages go unless ``--pages`` says otherwise.
+DEFAULT_PAGES = ROOT / "docs" / "results"
 #: The flags every run gets: the tables alone on stdout, no progress bars.
 FLAGS = ("--markdown", "--quiet")
 
@@ -187,7 +195,7 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
           minutes=17.3, quick_minutes=1),
     Topic("hetero", "Weighted tardiness on heterogeneous GPUs",
           "The heterogeneous-GPU scheduling problem's heuristics and the iterated local search against "
-          "the exact CP-SAT model with the multi-GPU Lagrangian bound.",
+          "the exact method (column generation over the arc-time-indexed formulation, then CP-SAT).",
           (Run("Clusters of T4 + V100 + A100-80GB: the exact model and the heuristics",
                ("hetero", "--n", "12,20,30", "--seeds", "3", "--time-limit", "60", "--ils-time", "1",
                 "--jobs", "2"),
@@ -367,7 +375,7 @@ def _parser() -> common.Parser:
     p.add_argument("--only", nargs="+", choices=list(TOPICS), metavar="NAME", default=None,
                    help=f"topics to rerun, from {', '.join(TOPICS)} (default: all)")
     p.add_argument("--quick", action="store_true", help="small sizes, a few minutes in all (the page says so)")
-    p.add_argument("--out", type=common.output_dir, default=None,
+    p.add_argument("--pages", type=common.output_dir, default=None, metavar="DIR",
                    help="folder of the pages, created if missing (default: docs/results of the repository)")
     p.add_argument("--list", action="store_true", help="print the topics and their commands, run nothing")
     common.add_quiet(p)
@@ -385,13 +393,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             for run in t.runs:
                 print("    " + command_line(run.argv(a.quick)))
         return 0
-    out = a.out if a.out is not None else DEFAULT_OUT
+    out = a.pages if a.pages is not None else DEFAULT_PAGES
     for name in names:
         try:
             page = run_topic(TOPICS[name], a.quick, quiet=a.quiet)
         except ReportError as exc:
             parser.error(f"{name}: {exc}")
-        with common.writing(parser, "--out"):
+        with common.writing(parser, "--pages"):
             path = write_page(out, name, page)
         if not a.quiet:
             print(f"report: wrote {path}", file=sys.stderr, flush=True)
