@@ -28,13 +28,21 @@ only understate the ratio); the caption counts the proven optima.
 The defaults: A30 and A100, n = 8, 5 instances, 4 draws of 10, 20 and 30 %
 (130 exact solves and 720 simulated runs).
 
+Every instance (its plans, draws and exact solves) is one independent task of
+:mod:`benchmarks.executor` (``--executor``, ``--jobs``). With ``--out DIR``
+each is recorded in ``DIR/records.jsonl`` as it finishes and the same
+command run again resumes from them; at the end every instance's figures
+are written to ``DIR/robustness.json``. An instance that fails is left out
+of its GPU's table, counted in the caption and listed on stderr (exit
+status 1).
+
 Examples
 --------
 ::
 
     python -m benchmarks.robustness
-    python -m benchmarks.robustness --markdown --out robustness.json
-    python -m benchmarks.robustness --gpus A100 --n 10 --instances 10 --draws 5 --noise 0.05,0.1
+    python -m benchmarks.robustness --markdown --out results/robustness   # the same line again resumes
+    python -m benchmarks.robustness --gpus A100 --n 10 --instances 10 --draws 5 --noise 0.05,0.1 --jobs 2
 """
 
 from __future__ import annotations
@@ -43,22 +51,27 @@ import argparse
 import json
 import statistics
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from benchmarks import common
+from benchmarks import executor as ex
 from heuristics.mig import METHODS
 from instances import mig
 from instances.mig_execution import ORDERS, Noise, simulate
 import milp
 
-__all__ = ["Config", "METHOD_NAMES", "cell", "run", "summarise", "format_table", "main"]
+__all__ = ["Config", "METHOD_NAMES", "FIGURES", "cell", "label", "run", "summarise", "format_table", "figures",
+           "main"]
 
 #: The plans compared, in table order (OPT is the exact solver's schedule).
 METHOD_NAMES = ("FAR", "MIG-search", "OPT")
 #: Most tasks per instance: the exact solver must prove optima of realised problems in seconds.
 MAX_N = 14
+#: The file of every instance's figures in ``--out``, beside the records.
+FIGURES = "robustness.json"
 
 
 @dataclass(frozen=True)
@@ -119,10 +132,21 @@ def cell(task: tuple[Config, str, int]) -> dict[str, Any]:
     return out
 
 
-def run(cfg: Config, quiet: bool = True) -> list[dict[str, Any]]:
-    """Every instance's :func:`cell`, in (GPU, instance) order, in this process (the quick sweep needs no more)."""
+def label(task: tuple[Config, str, int]) -> str:
+    """How a task of :func:`run` is named in the records and in the list of failures."""
+    _, gpu, index = task
+    return f"{gpu} instance {index}"
+
+
+def run(cfg: Config, executor: ex.Executor | None = None, quiet: bool = True) -> list[dict[str, Any]]:
+    """Every instance's :func:`cell`, in (GPU, instance) order, one task each on ``executor``.
+
+    An instance that fails in a command's sweep is left out (the command
+    lists it and exits 1); :func:`format_table` counts it from ``cfg``.
+    """
     tasks = [(cfg, gpu, i) for gpu in cfg.gpus for i in range(cfg.instances)]
-    return [cell(t) for t in common.progress(tasks, desc="instances", quiet=quiet)]
+    return ex.succeeded((executor or ex.Executor()).map(cell, tasks, quiet=quiet, desc="instances",
+                                                        unit="instance", label=label))
 
 
 def summarise(cfg: Config, cells: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -130,6 +154,8 @@ def summarise(cfg: Config, cells: Sequence[dict[str, Any]]) -> list[dict[str, An
     rows = []
     for gpu in cfg.gpus:
         mine = [c for c in cells if c["gpu"] == gpu]
+        if not mine:  # every instance of this GPU failed
+            continue
         for x in cfg.noise:
             runs = [(c, r) for c in mine for r in c["runs"] if r["noise"] == x]
             for m in METHOD_NAMES:
@@ -146,13 +172,19 @@ def summarise(cfg: Config, cells: Sequence[dict[str, Any]]) -> list[dict[str, An
 
 def format_table(cfg: Config, cells: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]],
                  markdown: bool = False) -> str:
-    """The table: one block per GPU, with a caption naming the sweep and the proven optima."""
+    """The table: one block per GPU, with a caption naming the sweep, the failed instances and the proven optima.
+    """
     out = []
     for gpu in cfg.gpus:
         mine = [c for c in cells if c["gpu"] == gpu]
+        failed = cfg.instances - len(mine)
+        left_out = f" ({failed} failed, left out)" if failed else ""
+        if not mine:
+            out += [f"{gpu}: {cfg.instances} instances of n = {cfg.n}: every one failed, no table", ""]
+            continue
         solves = [c["proven"] for c in mine] + [r["proven"] for c in mine for r in c["runs"]]
-        out.append(f"{gpu}: {cfg.instances} instances of n = {cfg.n} ({cfg.workload}, {cfg.times}), {cfg.draws} "
-                   f"draws per timing error (uniform on task and create/destroy times); optima proven "
+        out.append(f"{gpu}: {cfg.instances} instances{left_out} of n = {cfg.n} ({cfg.workload}, {cfg.times}), "
+                   f"{cfg.draws} draws per timing error (uniform on task and create/destroy times); optima proven "
                    f"{sum(solves)}/{len(solves)} (CP-SAT, {cfg.time_limit:g} s each); cells: channel order "
                    f"plan / ready")
         if markdown:
@@ -167,6 +199,13 @@ def format_table(cfg: Config, cells: Sequence[dict[str, Any]], rows: Sequence[di
                                           "real/plan mean"], body))
         out.append("")
     return "\n".join(out).rstrip("\n")
+
+
+def figures(cfg: Config, cells: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The content of :data:`FIGURES`: the sweep, every finished instance, the table's rows, the failed ones."""
+    finished = {(c["gpu"], c["index"]) for c in cells}
+    failed = [label((cfg, g, i)) for g in cfg.gpus for i in range(cfg.instances) if (g, i) not in finished]
+    return {"config": asdict(cfg), "instances": list(cells), "rows": list(rows), "failed": failed}
 
 
 #: How long the command takes with its defaults on a 2-core machine (``--help`` says it).
@@ -187,21 +226,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--time-limit", type=common.seconds, default=10.0,
                    help="seconds for each exact solve (planned and realised optima)")
     p.add_argument("--seed", type=common.seed, default=0, help="seed of the instances and draws")
-    p.add_argument("--out", type=common.output_file, default=None,
-                   help="also write every instance's figures as JSON here (default: not written)")
+    ex.add_arguments(p, out=False)
+    p.add_argument("--out", type=_folder, default=None, metavar="DIR",
+                   help=f"folder for records.jsonl (every finished instance as it finishes: the same command run "
+                        f"again resumes from them) and {FIGURES} (every instance's figures, written at the end) "
+                        f"(default: none, nothing is kept)")
     common.add_markdown(p)
     common.add_quiet(p)
     a = p.parse_args(argv)
+    executor = ex.from_args(p, a)
     cfg = Config(tuple(a.gpus), a.n, a.instances, tuple(a.noise), a.draws, a.time_limit, a.seed)
-    cells = run(cfg, quiet=a.quiet)
+    try:
+        cells = run(cfg, executor, quiet=a.quiet)
+    except ex.ExecutorError as exc:
+        p.error(str(exc))
     rows = summarise(cfg, cells)
     print(format_table(cfg, cells, rows, markdown=a.markdown))
     if a.out:
         with common.writing(p, "--out"):
-            a.out.parent.mkdir(parents=True, exist_ok=True)
-            a.out.write_text(json.dumps({"config": asdict(cfg), "instances": list(cells), "rows": rows},
-                                        indent=1) + "\n")
+            path = a.out / FIGURES
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(figures(cfg, cells, rows), indent=1) + "\n")
+            tmp.replace(path)
     return 0
+
+
+def _folder(text: str) -> Path:
+    # a JSON file name here would silently become a folder of that name
+    if text.endswith(".json"):
+        raise argparse.ArgumentTypeError(f"{text!r} looks like a file: --out is a folder, for records.jsonl and "
+                                         f"{FIGURES}")
+    return common.output_dir(text)
 
 
 def _levels(text: str) -> list[float]:

@@ -38,7 +38,7 @@ COMMANDS = {
                                                        "robustness")},
 }
 #: The benchmarks whose work runs through ``benchmarks.executor``.
-WITH_EXECUTOR = ["compare", "paper", "far_speed", "milp_speed", "mig_pyomo", "hetero", "orlib"]
+WITH_EXECUTOR = ["compare", "paper", "far_speed", "milp_speed", "mig_pyomo", "hetero", "orlib", "robustness"]
 
 
 def run(command: str, argv: list[str]) -> tuple[int, str, str]:
@@ -175,6 +175,7 @@ def test_unreachable_scheduler_is_one_line_before_any_work(name):
     ("benchmarks.far_speed", ["--ties", "--n", "3", "--reps", "1", "--quiet"]),
     ("benchmarks.orlib", ["--instances", "1", "--methods", "fifo", "--no-exact", "--quiet"]),
     ("benchmarks.hetero", ["--n", "2", "--seeds", "1", "--time-limit", "1", "--quiet"]),
+    ("benchmarks.robustness", ["--gpus", "A30", "--n", "2", "--instances", "1", "--draws", "1", "--quiet"]),
 ])
 def test_executor_failing_mid_run_is_one_line(command, argv, monkeypatch):
     """The scheduler went away after the start: far_speed --ties and orlib once printed a traceback, hetero exit 1."""

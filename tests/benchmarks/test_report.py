@@ -32,7 +32,7 @@ def _block(page: str, command: str) -> str:
 @pytest.fixture(scope="module")
 def far_page(tmp_path_factory):
     out = tmp_path_factory.mktemp("results")
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.report", "--quick", "--only", "far", "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.report", "--quick", "--only", "far", "--pages", str(out)],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""  # progress and "wrote" lines go to stderr
@@ -93,7 +93,7 @@ def test_every_topic_has_notes_and_quick_forms_that_differ_only_in_size():
 
 
 def test_list_prints_every_command_and_runs_nothing(tmp_path, capsys):
-    assert report.main(["--list", "--quick", "--out", str(tmp_path)]) == 0
+    assert report.main(["--list", "--quick", "--pages", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     for topic in report.TOPICS.values():
         assert f"{topic.name}: {topic.title}" in out
@@ -115,6 +115,7 @@ def test_help_says_how_long_each_topic_takes(capsys):
     (["--only", "nope"], "nope"),
     (["--only"], "--only"),
     (["--quick", "--bogus"], "--bogus"),
+    (["--quick", "--out", "x"], "--out"),  # the pages folder is --pages: --out is a sweep's records
 ])
 def test_option_errors_exit_2_with_one_line(argv, fragment, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -124,22 +125,22 @@ def test_option_errors_exit_2_with_one_line(argv, fragment, capsys):
     assert len(err) == 1 and fragment in err[0]
 
 
-def test_an_unwritable_out_exits_2_before_running_anything(tmp_path, capsys):
+def test_unwritable_pages_exit_2_before_running_anything(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(SystemExit) as exc:
-        report.main(["--quick", "--only", "far", "--out", str(blocker)])
+        report.main(["--quick", "--only", "far", "--pages", str(blocker)])
     assert exc.value.code == 2
     captured = capsys.readouterr()
     err = captured.err.strip().splitlines()
-    assert len(err) == 1 and "--out" in err[0]
+    assert len(err) == 1 and "--pages" in err[0]
 
 
 def test_a_failing_benchmark_is_one_line_and_leaves_no_page(tmp_path, monkeypatch, capsys):
     bad = report.Topic("bad", "A failing page", "x", (report.Run("bad run", ("compare", "--n", "0")),), 0.1, 0.1)
     monkeypatch.setitem(report.TOPICS, "bad", bad)
     with pytest.raises(SystemExit) as exc:
-        report.main(["--only", "bad", "--out", str(tmp_path), "--quiet"])
+        report.main(["--only", "bad", "--pages", str(tmp_path), "--quiet"])
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
