@@ -172,8 +172,7 @@ def summarise(cfg: Config, cells: Sequence[dict[str, Any]]) -> list[dict[str, An
 
 def format_table(cfg: Config, cells: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]],
                  markdown: bool = False) -> str:
-    """The table: one block per GPU, with a caption naming the sweep, the failed instances and the proven optima.
-    """
+    """The table: one block per GPU, its caption naming the sweep, the failed instances and the proven optima."""
     out = []
     for gpu in cfg.gpus:
         mine = [c for c in cells if c["gpu"] == gpu]
