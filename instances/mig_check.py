@@ -90,7 +90,8 @@ def check(problem: Union[Problem, Workload], schedule: Schedule) -> list[str]:
     """
     # the type checks of instances.options are not used here: the checker shares no code with the methods
     if not isinstance(problem, (Problem, Workload)):
-        raise ArgumentTypeError(f"instances.mig.check: problem must be a Problem or Workload, got {type(problem).__name__}")
+        raise ArgumentTypeError("instances.mig.check: problem must be a Problem or Workload, got "
+                                f"{type(problem).__name__}")
     if not isinstance(schedule, Schedule):
         raise ArgumentTypeError(f"instances.mig.check: schedule must be a Schedule, got {type(schedule).__name__}")
     gpu = problem.gpu

@@ -477,5 +477,6 @@ def check_scale(problem: Problem | Workload) -> None:
         largest = max((release, "release"), (ops, "gpu.create_time"), (work, "times"))[1]
         raise InstanceError(f"times reach {total:.3g} s, where a double holds a time only to {math.ulp(total):.3g} s: "
                             f"the shortest time, {shortest:.3g} s, would be lost in a start + duration (allowed: "
-                            f"{PRECISION_ROUNDINGS} roundings within the checker's tolerance {TOLERANCE:g} * max(1, t)); "
+                            f"{PRECISION_ROUNDINGS} roundings within the checker's tolerance "
+                            f"{TOLERANCE:g} * max(1, t)); "
                             "shift the releases towards 0 or use other time units", field=largest)

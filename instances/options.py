@@ -8,9 +8,9 @@ the same bad values with the same one-line :class:`~instances.errors.OptionError
 32-bit seeds the benchmarks derive with ``SeedSequence.generate_state``;
 :func:`milp.cpsat.run` folds it into CP-SAT's signed 32-bit ``random_seed``),
 and the command lines' (:mod:`instances.console`) at most 256 threads and a
-time limit of at most 10^6 s. A problem
-argument of the wrong Python type is refused by :func:`expect` with one
-:class:`ArgumentTypeError` line.
+time limit of at most 10^6 s. A problem argument of the wrong Python type is
+refused by :func:`expect` (and :func:`known_options`, :func:`typed`, which
+read the annotation) with one :class:`ArgumentTypeError` line.
 
 Examples
 --------
@@ -40,8 +40,9 @@ from typing import Any, Callable, Collection, Mapping, TypeVar
 from instances.console import MAX_SECONDS, MAX_WORKERS
 from instances.errors import ArgumentTypeError, OptionError
 
-__all__ = ["time_limit", "workers", "seed", "integer", "number", "flag", "choice", "no_unknown", "known_options", "expect",
-           "typed", "ArgumentTypeError", "Deadline", "MAX_SECONDS", "MAX_SEED", "MAX_WORKERS", "MAX_ITERATIONS"]
+__all__ = ["time_limit", "workers", "seed", "integer", "number", "flag", "choice", "no_unknown", "known_options",
+           "expect", "typed", "ArgumentTypeError", "Deadline", "MAX_SECONDS", "MAX_SEED", "MAX_WORKERS",
+           "MAX_ITERATIONS"]
 
 #: Largest seed: numpy takes any, CP-SAT a signed 32-bit one; 32 bits are what seeds derived with
 #: ``numpy.random.SeedSequence(...).generate_state(1)`` have (the command lines' ``--seed`` stops at 2**31 - 1).

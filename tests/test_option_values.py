@@ -128,7 +128,8 @@ def _call(func, option, value):
 
 
 def test_the_walk_finds_the_examples_of_the_issue():
-    for key in ("instances.mig_generator.generate:seed", "heuristics.hetero.ils:seed", "heuristics.hetero.sagreedy:seed",
+    for key in ("instances.mig_generator.generate:seed", "heuristics.hetero.ils:seed",
+                "heuristics.hetero.sagreedy:seed",
                 "milp.mig.solve:time_limit", "milp.pairing.solve:workers", "heuristics.case.simulate:workers"):
         assert key in PUBLIC, key
 

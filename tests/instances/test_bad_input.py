@@ -486,7 +486,8 @@ def test_exact_solve_refuses_times_that_overflow_like_far(backend):
     with pytest.raises(InstanceError, match="task times too large"):
         solve_optimal(huge, backend=backend, time_limit=5)
     # without reconfiguration times: next to 1e300 s tasks, 0.1 s create times would vanish (check_scale)
-    big = mig.Problem("A30", [mig.Task(f"t{i}", {s: 1e300 for s in (1, 2, 4)}) for i in range(3)]).without_reconfiguration()
+    big = mig.Problem("A30", [mig.Task(f"t{i}", {s: 1e300 for s in (1, 2, 4)}) for i in range(3)])
+    big = big.without_reconfiguration()
     res = solve_optimal(big, backend=backend, time_limit=20)
     assert mig.check(big, res.schedule) == [] and res.lower_bound <= res.objective
 

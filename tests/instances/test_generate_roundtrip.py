@@ -75,7 +75,8 @@ def test_every_family_is_covered():
 @COMMON
 @given(n=sizes(), gpu=st.sampled_from(["A30", "A100", "H100", "nope"]),
        workload=st.sampled_from(["PoorScaling", "MixedScaling", "GoodScaling", "x", {1: 100.0}, {1: float("nan")}]),
-       times=st.one_of(st.sampled_from(["WideTimes", "NarrowTimes", "x"]), st.tuples(reals(1e-3, 1e3), reals(1e-3, 1e3))),
+       times=st.one_of(st.sampled_from(["WideTimes", "NarrowTimes", "x"]),
+                       st.tuples(reals(1e-3, 1e3), reals(1e-3, 1e3))),
        seed=SEEDS, p_sup=reals(0, 1), release=reals(0, 1e6),
        prefix=st.one_of(st.sampled_from(["t", "", "a b", "x" * 300, "\n", 5]), st.text(max_size=8)))
 def test_mig(n, gpu, workload, times, seed, p_sup, release, prefix):
@@ -119,7 +120,8 @@ def test_realtime(n, utilization, sms, prm, seed, deadline_factor, min_exec, per
 
 
 @COMMON
-@given(config=st.sampled_from(["A", "B", "C", "D", "E"]), ratio=st.sampled_from(["1:1", "2:1", "0:1", "1:0", "x", "-1:2"]),
+@given(config=st.sampled_from(["A", "B", "C", "D", "E"]),
+       ratio=st.sampled_from(["1:1", "2:1", "0:1", "1:0", "x", "-1:2", "1_0:1", (2, 1), (10**400, 1)]),
        n=st.one_of(st.integers(1, 12), ABSURD_INTS), small=st.booleans(), seed=SEEDS)
 def test_case(config, ratio, n, small, seed):
     _roundtrip("case", lambda: case.generate(config, ratio, n, small=small, seed=seed), case.save, case.load)
