@@ -94,16 +94,24 @@ def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: 
     each step is a forward modifier pass at the current multipliers, pruned
     by the plain backward labels at the same multipliers (each pass also
     shrinks the grid). Returns the best bound (``inf``: no schedule cheaper
-    than ``ub`` is left), its multipliers and its relaxed path.
+    than ``ub`` is left; ``-inf``: no pass fitted ``max_labels`` or the
+    deadline, nothing is known), its multipliers and its relaxed path. The
+    passes are pruned less than those of the modifier search (the plain
+    backward labels instead of modifier labels), so when the first one does
+    not fit, the first half of the modifiers is tried.
     """
     best, best_mu, best_path = -INF, mu, []
     scale, stall = 1.0, 0
+    mods = list(modifiers)
     for _ in range(steps):
         search = ModifierSearch(net, mu, ub - 0.5)
-        search.add(modifiers)
+        search.add(mods)
         out = search.forward(max_labels=max_labels, deadline=deadline)
         if out.aborted:
-            break
+            if best > -INF or not mods or (deadline is not None and time.perf_counter() > deadline):
+                break
+            mods = mods[:len(mods) // 2]
+            continue
         if not math.isfinite(out.value):
             return INF, mu, []
         if out.bound > best:
@@ -292,8 +300,12 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
                 # the modifiers moved the violations elsewhere: re-price the jobs under the modifiers
                 rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS)
                 passes += REPRICE_STEPS
-                if not math.isfinite(rb):
+                if rb == INF:
                     return result(ub, "modifiers (re-priced)")
+                if rb == -INF:
+                    # not one pass fitted the label limit (or the time): nothing was learnt
+                    stopped = "label limit"
+                    break
                 bound = max(bound, min(float(math.ceil(rb - 1e-6 * max(1.0, abs(rb)))), ub))
                 say(f"re-priced under {len(search.modifiers)} modifiers: bound {min(rb, ub) * sm.cost_unit:g}, "
                     f"{net.N} nodes left")

@@ -148,3 +148,47 @@ def test_modifier_stage_proves_what_the_multipliers_leave_open():
     assert r.status is Status.OPTIMAL and r.info["stage"].startswith("modifiers"), r.info
     assert_contract(pb, r)
     assert hetero.weighted_tardiness(pb, ils(pb, time_limit=1.0, seed=3)) >= r.objective - 1e-9
+
+
+def _exact_by_subsets(p, w, d):
+    """Least total weighted tardiness by dynamic programming over job subsets (an independent oracle)."""
+    n = len(p)
+    best = [0.0] + [np.inf] * ((1 << n) - 1)
+    total = [0] * (1 << n)
+    for m in range(1, 1 << n):
+        low = (m & -m).bit_length() - 1
+        total[m] = total[m ^ (1 << low)] + p[low]
+        best[m] = min(best[m ^ (1 << j)] + w[j] * max(0, total[m] - d[j]) for j in range(n) if m >> j & 1)
+    return best[-1]
+
+
+def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):
+    # a re-pricing whose passes all outgrow the label limit has learnt nothing (-inf) and must not end the
+    # search as a proof; every round stalls, the label limit is small, the multipliers barely move
+    import milp.hetero_ssdp as ssdp
+    from bounds import hetero as hb
+    from bounds.hetero_dp import Grid
+    from bounds.hetero_ti import tardiness_costs
+
+    p, w, d = np.array([4, 3, 5, 2, 6]), np.array([2, 1, 3, 2, 1]), np.array([3, 5, 4, 6, 2])
+    grid = Grid(p, tardiness_costs(p, w, d), weights=w)
+    assert ssdp._reprice(grid, np.zeros(5), [0, 1, 2], 1e6, 3, None, 1)[0] == -np.inf
+    calls = []
+    monkeypatch.setattr(ssdp, "_reprice", lambda net, mu, *args: calls.append(1) or (-np.inf, mu, []))
+    monkeypatch.setattr(ssdp, "MAX_LABELS", 2000)
+    monkeypatch.setattr(ssdp, "STALL_SHARE", 1.0)
+    monkeypatch.setattr(ssdp, "SUBGRADIENT_PASSES", 1)
+    monkeypatch.setattr(hb, "FIRST_STAGE_PASSES", 0)
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        n = int(rng.integers(14, 18))
+        pb = hetero.generate_orlib(n, tf=float(rng.choice([0.4, 0.6])), rdd=0.4, seed=int(rng.integers(10 ** 6)))
+        r = ssdp.solve_ssdp(pb, time_limit=20, hint=ils(pb, time_limit=None, max_iter=0, seed=0))
+        assert_contract(pb, r)
+        assert r.info["stage"] != "modifiers (re-priced)"
+        if n <= 14:
+            p, w, d = ([int(getattr(t, f)) for t in pb.tasks] for f in ("workload", "weight", "deadline"))
+            opt = _exact_by_subsets(p, w, d)
+            assert r.lower_bound <= opt + 1e-9 <= r.objective + 2e-9
+            assert r.status is not Status.OPTIMAL or r.objective == pytest.approx(opt)
+    assert calls
