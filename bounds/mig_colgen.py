@@ -156,11 +156,15 @@ def _power_of_two(x: float) -> float:
 
 
 def _blocks(gpu: GPUSpec, how: str) -> list[list[int]]:
-    """The slices split into blocks: one per slice, or the slices of each child of the root."""
+    """The slices split into blocks: one per slice, those of each two-slice placement (and the rest
+    alone), or those of each child of the root."""
     slices = sorted({k for p in gpu.placements for k in p.slices})
     if how == "slices":
         return [[k] for k in slices]
-    out = [sorted(c.slices) for c in gpu.children(gpu.root)]
+    if how == "pairs":
+        out = [sorted(p.slices) for p in gpu.placements if len(p.slices) == 2]
+    else:
+        out = [sorted(c.slices) for c in gpu.children(gpu.root)]
     covered = {k for b in out for k in b}
     return out + [[k] for k in slices if k not in covered]
 
@@ -327,10 +331,10 @@ class _Pricing:
                                    symmetric=data.symmetric.get(b, []))
                     for b, slices in enumerate(data.blocks) if len(slices) > 1}
 
-    def price(self, b: int, profit: dict, T: float, deadline: Deadline) -> tuple[float, list]:
+    def price(self, b: int, profit: dict, T: float, deadline: Deadline, exact: bool = True) -> tuple[float, list]:
         data = self.data
         if b in self.mip:
-            return self.mip[b].price(profit, T, deadline.remaining())
+            return self.mip[b].price(profit, T, deadline.remaining(), exact=exact)
         k = data.blocks[b][0]
         found = price_slice(data.n, data.chain[k], data.units, data.overhead[k], profit, math.floor(T * data.R))
         return (found[0][0] if found else 0.0), [(v, p, load / data.R) for v, p, load in found]
@@ -366,7 +370,12 @@ def _test(master: _Master, pricing: _Pricing, data: _Data, T: float, deadline: D
             return "feasible"
         t0 = time.perf_counter()
         added = 0
-        for theta in ((SMOOTHING, 0.0) if center is not None else (0.0,)):
+        # quick passes (short CP-SAT runs: columns, and bounds that are valid if loose) first; the
+        # exact pass only when they find no column
+        passes = [(SMOOTHING, False), (0.0, False)] if center is not None else [(0.0, False)]
+        if pricing.mip:
+            passes.append((0.0, True))
+        for theta, exact in passes:
             if deadline.expired():
                 clock["pricing"] += time.perf_counter() - t0
                 rep.steps.append((T, "stopped", rounds))
@@ -374,7 +383,7 @@ def _test(master: _Master, pricing: _Pricing, data: _Data, T: float, deadline: D
             a_s, b_s = _mix(theta, center, alpha, beta) if theta else (alpha, beta)
             maxima = []
             for b in range(len(data.blocks)):
-                bound, found = pricing.price(b, _profits(data, b, a_s, b_s), T, deadline)
+                bound, found = pricing.price(b, _profits(data, b, a_s, b_s), T, deadline, exact)
                 rep.pricing_calls += 1
                 maxima.append(bound)
                 if found:
@@ -393,6 +402,9 @@ def _test(master: _Master, pricing: _Pricing, data: _Data, T: float, deadline: D
             if added:
                 break
         clock["pricing"] += time.perf_counter() - t0
+        if not added and deadline.expired():
+            rep.steps.append((T, "stopped", rounds))
+            return "stopped"
         if not added:
             # converged without a proof: the phase-one value is (numerically) zero
             rep.steps.append((T, "feasible", rounds))
@@ -420,8 +432,10 @@ def colgen_bound(problem: ProblemLike, time_limit: float | None = 60.0, lower: f
     tolerance
         Relative width of the final bracket ``[infeasible, feasible]``.
     blocks
-        ``"halves"``: one block per child of the root placement (A100: slices 0-3 and 4-6),
-        priced by a MILP; ``"slices"``: one block per slice, priced by a dynamic program.
+        ``"halves"``: one block per child of the root placement (A100: slices 0-3 and 4-6);
+        ``"pairs"``: one per two-slice placement (A100: 0-1, 2-3, 4-5), the other slices alone;
+        both priced by CP-SAT (HiGHS as fallback). ``"slices"``: one block per slice, priced by
+        a dynamic program.
 
     Examples
     --------
@@ -435,7 +449,7 @@ def colgen_bound(problem: ProblemLike, time_limit: float | None = 60.0, lower: f
     deadline = Deadline(opt.time_limit(time_limit))
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance < 1:
         raise OptionError(f"must be a number in (0, 1), got {tolerance!r}", field="tolerance")
-    opt.choice(blocks, ("halves", "slices"), "blocks")
+    opt.choice(blocks, ("halves", "pairs", "slices"), "blocks")
     start = time.perf_counter()
     batch = Problem(problem.gpu, problem.tasks)
     if lower is None:

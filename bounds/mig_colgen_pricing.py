@@ -41,6 +41,8 @@ __all__ = ["price_slice", "BlockPricer", "CPSAT_LIMIT"]
 
 #: Seconds CP-SAT gets on a block's pricing before the HiGHS MILP takes over.
 CPSAT_LIMIT = 2.0
+#: Seconds of CP-SAT in a quick pricing pass (columns wanted; its bound stays valid).
+QUICK_LIMIT = 0.3
 #: Time units in the makespan of the CP-SAT pricing (times rounded down to them).
 CPSAT_UNITS = 2 ** 24
 #: Largest total of the CP-SAT pricing's integer profits.
@@ -218,15 +220,18 @@ class BlockPricer:
         return worst
 
     def price(self, profit: dict[tuple[int, int], float], T: float, time_limit: float | None,
-              gap: float = 1e-7) -> tuple[float, list[tuple[float, tuple, float]]]:
-        """(an upper bound on the best profit, the best pattern found as ``[(value, pattern, load)]``).
+              gap: float = 1e-7, exact: bool = True) -> tuple[float, list[tuple[float, tuple, float]]]:
+        """(an upper bound on the best profit, the patterns found as ``[(value, pattern, load)]``).
 
         CP-SAT first (:meth:`price_cpsat`); HiGHS (:meth:`price_highs`) when CP-SAT proves
-        nothing within :data:`CPSAT_LIMIT` seconds.
+        nothing within :data:`CPSAT_LIMIT` seconds. ``exact=False``: CP-SAT for at most
+        :data:`QUICK_LIMIT` seconds, whatever it proves (its bound is still an upper bound).
         """
         limit = CPSAT_LIMIT if time_limit is None else min(CPSAT_LIMIT, time_limit)
+        if not exact:
+            limit = min(limit, QUICK_LIMIT)
         bound, found, proven = self.price_cpsat(profit, T, limit)
-        if proven or (time_limit is not None and time_limit <= limit):
+        if proven or not exact or (time_limit is not None and time_limit <= limit):
             return bound, found
         self.fallbacks += 1
         high, more = self.price_highs(profit, T, None if time_limit is None else time_limit - limit, gap)
