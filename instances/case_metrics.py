@@ -6,8 +6,10 @@ import numpy as np
 
 from instances.case_problem import Workload
 from instances.case_trace import Trace
+from instances.options import typed
 
 
+@typed
 def memory_profile(workload: Workload, trace: Trace) -> tuple[np.ndarray, np.ndarray]:
     """Memory in use over time, as a step function.
 
@@ -27,6 +29,7 @@ def memory_profile(workload: Workload, trace: Trace) -> tuple[np.ndarray, np.nda
     return times, np.clip(used, 0.0, None) / workload.config.total_memory_gb
 
 
+@typed
 def metrics(workload: Workload, trace: Trace) -> dict[str, float]:
     """Throughput, turnaround, memory utilisation and slowdown of one run.
 

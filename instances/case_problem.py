@@ -20,6 +20,7 @@ import numpy as np
 from instances import files
 from instances.case_hardware import EPS, CaseError, Config, Instance, custom_config
 from instances.errors import InstanceError
+from instances.options import typed
 
 
 @dataclass(frozen=True)
@@ -294,12 +295,14 @@ def load(path: str | Path) -> "Workload":
     return Workload.from_dict(files.read_json(path, CaseError), source=str(path))
 
 
+@typed
 def save(workload: "Workload", path: str | Path) -> None:
     """Write a workload as JSON (read back by :func:`load`); an unwritable path raises
     :class:`~instances.errors.OutputError`."""
     files.write_text(path, json.dumps(workload.to_dict(), indent=1) + "\n")
 
 
+@typed
 def eligible_instances(workload: Workload, job: Job) -> tuple[Instance, ...]:
     """Instances an exclusive job (isolated, or any job under Slurm) may hold.
 

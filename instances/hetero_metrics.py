@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from instances.hetero_check import TOL
 from instances.hetero_problem import HeteroProblem
 from instances.hetero_schedule import Schedule
+from instances.options import typed
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class Metrics:
     unscheduled: int    #: tasks that fit no GPU (not in the sums above)
 
 
+@typed
 def metrics(problem: HeteroProblem, schedule: Schedule, tol: float = TOL) -> Metrics:
     """Metrics (1), (7)-(12) of a schedule.
 

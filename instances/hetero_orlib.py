@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from instances import files
+from instances import options as opt
 from instances.errors import InstanceError, OptionError
 from instances.hetero_problem import GPU, HeteroProblem, Task
 
@@ -253,11 +254,13 @@ def generate_orlib(n: int, *, tf: float, rdd: float, seed: int = 0, name: str | 
     >>> all(1 <= t.workload <= 100 and 1 <= t.weight <= 10 and t.deadline >= 0 for t in pb.tasks)
     True
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise InstanceError(f"n must be an integer >= 0, got {n!r}", field="n")
-    for label, value in (("tf", tf), ("rdd", rdd)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise InstanceError(f"must be a number in [0, 1], got {value!r}", field=label)
+    n = opt.integer(n, "n", lo=0, hi=MAX_ORLIB_JOBS)
+    tf, rdd = opt.number(tf, "tf", lo=0.0, hi=1.0), opt.number(rdd, "rdd", lo=0.0, hi=1.0)
+    return _generate_orlib(n, tf, rdd, opt.seed(seed), name)
+
+
+def _generate_orlib(n: int, tf: float, rdd: float, seed: int | None, name: str | None) -> HeteroProblem:
+    """The draws of :func:`generate_orlib` on checked arguments (a set derives seeds beyond ``MAX_SEED``)."""
     rng = np.random.default_rng(seed)
     p = rng.integers(1, 101, size=n)
     w = rng.integers(1, 11, size=n)
@@ -281,13 +284,18 @@ def generate_orlib_set(n: int, seed: int = 0, per_pair: int = 5) -> list[HeteroP
     >>> len(pbs), pbs[0].name, pbs[5].name
     (125, 'orlib-n10-s3-1', 'orlib-n10-s3-6')
     """
+    n = opt.integer(n, "n", lo=0, hi=MAX_ORLIB_JOBS)
+    seed = opt.seed(seed, allow_none=False)
+    per_pair = opt.integer(per_pair, "per_pair", lo=1, hi=MAX_ORLIB_COUNT // (len(ORLIB_RDD) * len(ORLIB_TF)))
+    if n * per_pair * len(ORLIB_RDD) * len(ORLIB_TF) > MAX_ORLIB_JOBS:
+        raise OptionError(f"{n:,} jobs x {per_pair * len(ORLIB_RDD) * len(ORLIB_TF):,} instances; at most "
+                          f"{MAX_ORLIB_JOBS:,} jobs in one set", field="n")
     out = []
     for rdd in ORLIB_RDD:
         for tf in ORLIB_TF:
             for _ in range(per_pair):
                 k = len(out)
-                out.append(generate_orlib(n, tf=tf, rdd=rdd, seed=seed * 1_000_003 + k,
-                                          name=f"orlib-n{n}-s{seed}-{k + 1}"))
+                out.append(_generate_orlib(n, tf, rdd, seed * 1_000_003 + k, f"orlib-n{n}-s{seed}-{k + 1}"))
     return out
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from instances import files
 from instances.errors import InstanceError
+from instances.options import typed
 
 
 @dataclass(frozen=True)
@@ -282,6 +283,7 @@ def load(path: str | Path) -> HeteroProblem:
     return from_dict(files.read_json(path), source=str(path))
 
 
+@typed
 def save(problem: HeteroProblem, path: str | Path) -> None:
     """Write ``problem`` as JSON (round-trips through :func:`load`)."""
     Path(path).write_text(json.dumps(problem.to_dict(), indent=1))

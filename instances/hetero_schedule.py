@@ -9,6 +9,7 @@ from typing import Sequence
 from instances import files
 from instances.errors import InstanceError
 from instances.hetero_problem import HeteroProblem
+from instances.options import typed
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class Schedule:
         return cls(assignments, [files.name(t, source=source, field="unscheduled") for t in unscheduled])
 
 
+@typed
 def evaluate_sequences(problem: HeteroProblem, sequences: Sequence[Sequence[int]]) -> Schedule:
     """Semi-active schedule of per-GPU task sequences: each task starts at
     ``max(a_i, end of its predecessor)`` (eqs. 4-6). Tasks in ``problem.unfit``
@@ -102,6 +104,7 @@ def evaluate_sequences(problem: HeteroProblem, sequences: Sequence[Sequence[int]
     return Schedule(out, list(problem.unfit))
 
 
+@typed
 def weighted_tardiness(problem: HeteroProblem, schedule: Schedule) -> float:
     """Objective (1): ``sum_i w_i max(0, c_i - d_i)`` over the scheduled tasks."""
     total = 0.0

@@ -17,6 +17,7 @@ from instances.pairing_problem import PairingProblem, WeightedQueue
 from instances.pairing_space import Config
 
 
+@typed
 def set_time(problem: PairingProblem, members: Sequence[Job], config: Config) -> float:
     """``CoRunTime(JS, HC)`` (Sec. 4.1.1) by a plain evaluation of the model.
 
@@ -30,6 +31,7 @@ def set_time(problem: PairingProblem, members: Sequence[Job], config: Config) ->
     return max(times)
 
 
+@typed
 def solo_time_at(problem: PairingProblem, job: Job) -> tuple[float, Config]:
     """``SoloRunAppTime_j(P_total)`` and its best solo configuration (plain loop)."""
     best = None

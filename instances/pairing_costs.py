@@ -18,6 +18,7 @@ from instances.errors import InstanceError
 from instances.pairing_plan import JobSet, Plan
 from instances.pairing_problem import PairingProblem, WeightedQueue
 from instances.pairing_space import Config
+from instances.options import typed
 
 
 @dataclass
@@ -114,6 +115,7 @@ class Costs:
         return Plan(out, policy=policy)
 
 
+@typed
 def costs_of(problem: PairingProblem | WeightedQueue, triples: bool | None = None) -> Costs:
     """The set times of a problem: :func:`search` (plus triples), or a queue's given times.
 
@@ -140,6 +142,7 @@ def costs_of(problem: PairingProblem | WeightedQueue, triples: bool | None = Non
     return c
 
 
+@typed
 def search(problem: PairingProblem) -> Costs:
     """Exhaustive configuration search for every pair and every solo run (Sec. 4.2).
 
@@ -197,6 +200,7 @@ def _check_finite(problem: PairingProblem, solo: np.ndarray, corun: np.ndarray) 
                             field="slowdown")
 
 
+@typed
 def triple_costs(problem: PairingProblem, chunk: int = 256) -> tuple[dict, dict]:
     """Best co-run time and configuration of every triple (our C = 3 extension).
 

@@ -38,6 +38,9 @@ BAD = [-1, "x", 2.5, True, 10**400, 2**32, float("nan")]
 BAD_SECONDS = [-1, 0, "x", True, 10**400, 2**32, float("nan"), float("inf")]
 #: Classes take these only: their iteration counts are result fields, not options.
 CLASS_OPTIONS = ("seed", "time_limit", "workers")
+#: Result records, not options: a ``case.Trace`` records how many workers its run had (``case.check``
+#: judges a trace; ``heuristics.case.simulate``, which makes one, checks its ``workers`` option).
+RECORDS = ("instances.case_trace.Trace",)
 
 
 def _modules():
@@ -54,15 +57,17 @@ def _public():
     for module in _modules():
         for attr in getattr(module, "__all__", ()):
             obj = getattr(module, attr)
-            if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj.__module__ != module.__name__:
-                continue  # a re-export is tested where it is defined
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)) or obj.__module__.split(".")[0] not in PACKAGES \
+                    or f"{obj.__module__}.{obj.__qualname__}" in RECORDS:
+                continue
             try:
                 params = inspect.signature(obj).parameters
             except (TypeError, ValueError):
                 continue
+            # named where it is defined: a family facade (instances.hetero) re-exports the modules' functions
             for name in CLASS_OPTIONS if inspect.isclass(obj) else OPTIONS:
                 if name in params:
-                    found[f"{module.__name__}.{attr}:{name}"] = (obj, name)
+                    found[f"{obj.__module__}.{obj.__qualname__}:{name}"] = (obj, name)
     return found
 
 

@@ -40,14 +40,14 @@ def _public():
     for module in _modules():
         for attr in getattr(module, "__all__", ()):
             obj = getattr(module, attr)
-            if not inspect.isfunction(obj) or obj.__module__ != module.__name__:
-                continue  # a re-export is tested where it is defined; classes are result records and backends
+            if not inspect.isfunction(obj) or obj.__module__.split(".")[0] not in PACKAGES:
+                continue  # classes are result records and backends
             try:
                 params = list(inspect.signature(obj).parameters.values())
             except (TypeError, ValueError):
                 continue
-            if params and params[0].name in FIRST:
-                found[f"{module.__name__}.{attr}"] = (obj, params)
+            if params and params[0].name in FIRST:  # named where it is defined (facades re-export it)
+                found[f"{obj.__module__}.{obj.__qualname__}"] = (obj, params)
     return found
 
 
