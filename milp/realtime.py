@@ -64,6 +64,7 @@ import math
 import time
 from typing import Any
 
+from heuristics.realtime import MAX_TASKS as MAX_HEURISTIC_TASKS
 from heuristics.realtime import partition_and_allocate
 from instances import options as opt
 from instances import realtime as rt
@@ -127,7 +128,10 @@ def _trivial_bound(problem: rt.RealtimeProblem, l2: list[int], test: str) -> int
 
 
 def _warm_start(problem, test, capacity):
-    """The SMS heuristic (Definition 3, merging until no merge is valid), if it is feasible."""
+    """The SMS heuristic (Definition 3, merging until no merge is valid), if it is feasible (none above the
+    heuristic's :data:`~heuristics.realtime.MAX_TASKS`)."""
+    if problem.n > MAX_HEURISTIC_TASKS:
+        return None
     res = partition_and_allocate(problem, "sms", False, test, target=0)
     return res.solution if _feasible(problem, res.solution, test, capacity) else None
 
