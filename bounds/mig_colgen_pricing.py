@@ -37,6 +37,8 @@ import highspy
 import numpy as np
 from ortools.sat.python import cp_model
 
+from instances.options import known_options
+
 __all__ = ["price_slice", "BlockPricer", "CPSAT_LIMIT"]
 
 #: Seconds CP-SAT gets on a block's pricing before the HiGHS MILP takes over.
@@ -60,6 +62,7 @@ def _pareto(states: list) -> list:
     return out
 
 
+@known_options
 def price_slice(n: int, chain: list[int], units: dict[tuple[int, int], int], overhead: list[int],
                 profit: dict[tuple[int, int], float], cap: int) -> list[tuple[float, tuple, int]]:
     """Max of ``sum profit[i, p]`` over the (rounded) patterns of one slice with load <= ``cap`` units.
@@ -136,6 +139,7 @@ class BlockPricer:
                             - destroy_p z[k, p])  <=  T
     """
 
+    @known_options
     def __init__(self, block: list[int], chains: dict[int, list[int]], pairs: dict[tuple[int, int], float],
                  create: dict[int, float], destroy: dict[int, float], threads: int = 1,
                  symmetric: list[tuple[list[int], list[int]]] = ()) -> None:
