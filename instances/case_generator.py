@@ -6,7 +6,6 @@ import re
 
 import numpy as np
 
-from instances import console
 from instances import options as opt
 from instances.errors import OptionError
 from instances.case_hardware import WARPS_PER_SLICE, CaseError, Config, config
@@ -32,8 +31,9 @@ _NON_CPU_S = (1.0, 10.0)     # input parsing, host-side compute between kernels
 _LARGE_TIME_FACTOR = 2.5     # A100: jobs over 5 GB run markedly longer (Sec. 3.3)
 
 
-#: Most jobs of a generated batch (``instances.console.MAX_TASKS``) and the largest part of a ratio.
-MAX_JOBS = console.MAX_TASKS
+#: Most jobs of a generated batch: a job's JSON takes about 400 bytes, so 50,000 of them stay well
+#: inside the loader's :data:`instances.files.MAX_FILE_BYTES` (32 MiB); the largest part of a ratio.
+MAX_JOBS = 50_000
 MAX_RATIO_PART = 1000
 
 

@@ -141,6 +141,16 @@ def test_absurd_sizes_are_refused_at_once_with_the_maximum(make):
     assert "\n" not in message and ("at most" in message or " to " in message), message
 
 
+@pytest.mark.parametrize("config", ["A", "D"])
+def test_the_largest_case_batch_fits_the_loader(config, tmp_path):
+    """A sample of 2,000 jobs, scaled to the maximum with a quarter to spare, stays under the file limit."""
+    from instances import case_generator, files
+
+    case.save(case.generate(config, "1:2", n=2000, seed=2), tmp_path / "w.json")
+    per_job = (tmp_path / "w.json").stat().st_size / 2000
+    assert 1.25 * per_job * case_generator.MAX_JOBS < files.MAX_FILE_BYTES
+
+
 def test_the_largest_batch_is_documented_once():
     from instances import console, mig_generator
 
