@@ -182,12 +182,12 @@ def expect(value: Any, types: type | tuple[type, ...], where: str, name: str = "
     >>> expect({}, (int, float), "bounds.mig.lower_bound")
     Traceback (most recent call last):
     ...
-    instances.errors.ArgumentTypeError: bounds.mig.lower_bound: problem must be a builtins.int or builtins.float, got dict
+    instances.errors.ArgumentTypeError: bounds.mig.lower_bound: problem must be of type builtins.int or builtins.float, got dict
     """
     if not isinstance(value, types):
         kinds = types if isinstance(types, tuple) else (types,)
         names = " or ".join(f"{t.__module__}.{t.__qualname__}" for t in kinds)
-        raise ArgumentTypeError(f"{where}: {name} must be a {names}, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{where}: {name} must be of type {names}, got {type(value).__name__}")
     return value
 
 
@@ -280,7 +280,7 @@ def typed(func: F) -> F:
     >>> lower_bound("p.json")
     Traceback (most recent call last):
     ...
-    instances.errors.ArgumentTypeError: instances.options.lower_bound: problem must be a builtins.int or builtins.float, got str
+    instances.errors.ArgumentTypeError: instances.options.lower_bound: problem must be of type builtins.int or builtins.float, got str
     """
     check = _arg_checker(func, f"{func.__module__}.{func.__qualname__}")
     if check is None:

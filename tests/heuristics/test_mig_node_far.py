@@ -112,7 +112,7 @@ def test_bad_input_and_options():
         far_node.plan(p, min_improvement=1.0)
     with pytest.raises(OptionError):
         far_node.far_refined(p, refine=False)
-    with pytest.raises(InstanceError, match="must be a instances.mig_node.NodeProblem, got Problem"):
+    with pytest.raises(InstanceError, match="must be of type instances.mig_node.NodeProblem, got Problem"):
         far_node.plan(mig.generate(4, "A30", seed=0))
     huge = NodeProblem("A30", [mig.Task("a", {1: 1e308, 2: 1e308, 4: 1e308})], gpus=2)
     with pytest.raises(InstanceError, match="too large"):
