@@ -12,7 +12,11 @@ heuristic of :data:`heuristics.hetero.METHODS` (FIFO, Greedy (EFT) and
 SAGreedy of the heterogeneous-GPU weighted-tardiness paper, Sec. III, and
 the ILS).
 
-Two tables. *Exact*: per n, how many instances are proven optimal, the mean
+Two tables, three with ``--bound-time``. *Bound*: per n, the gap
+(best known - bound) / best known of :func:`bounds.hetero.lower_bound` run
+alone from the ILS schedule within ``--bound-time`` seconds, the best known
+being the least value of the exact method and every heuristic, and its
+times. *Exact*: per n, how many instances are proven optimal, the mean
 and worst gap (objective - bound) / objective of the others, and the times.
 *Heuristics*: per n and method, how often the method reaches the best value
 known (the exact model's, optimal where proven), the mean gap
@@ -30,6 +34,7 @@ Examples
 --------
 ``python -m benchmarks.hetero --quiet``
 ``python -m benchmarks.hetero --n 12,20,30 --seeds 5 --time-limit 60``
+``python -m benchmarks.hetero --n 20,40 --seeds 5 --first-seed 1000 --bound-time 10 --time-limit 60``
 ``python -m benchmarks.hetero --n 8,10,12 --seeds 10 --gpus T4,L4,H100 --markdown``
 """
 
@@ -44,9 +49,11 @@ from typing import Any, Sequence
 
 from benchmarks import executor as ex
 from benchmarks.common import (Parser, add_markdown, add_quiet, count, count_or_zero, description, error_line, fmt,
-                               fraction, integers, markdown_table, number, run_cli, seconds, workers)
+                               fraction, integers, markdown_table, number, run_cli, seconds, seed, workers)
+from instances.console import MAX_SECONDS
 from heuristics import hetero as heur
 from instances import hetero
+from bounds.hetero import lower_bound
 from milp import solve_optimal
 
 BACKENDS = ("auto", "colgen", "cpsat", "highs")
@@ -58,6 +65,8 @@ class Config:
 
     ns: tuple[int, ...] = (8, 9, 10, 11, 12)
     seeds: int = 5
+    first_seed: int = 0
+    bound_time: float = 0.0
     gpus: tuple[str, ...] = ("T4", "V100", "A100-80GB")
     tightness: float = 0.6
     rdd: float = 0.6
@@ -87,6 +96,13 @@ def evaluate(task: tuple[Config, int, int]) -> dict[str, Any]:
     rec: dict[str, Any] = {"n": n, "seed": seed, "proven": bool(res.proven), "best": res.objective,
                            "lower_bound": res.lower_bound, "gap": res.gap, "exact_time_s": res.runtime,
                            "methods": {}}
+    if cfg.bound_time > 0:
+        # the bound alone from the ILS schedule, as a user calls it; checked against every schedule below
+        t0 = time.perf_counter()
+        rec["bound"] = lower_bound(pb, hint, time_limit=cfg.bound_time)
+        rec["bound_time_s"] = time.perf_counter() - t0
+        if res.proven and rec["bound"] > res.objective + 1e-6 * max(1.0, res.objective):
+            raise RuntimeError(f"n={n} seed={seed}: bound {rec['bound']} above the proven optimum {res.objective}")
     for m in cfg.methods:
         t0 = time.perf_counter()
         sched = _heuristic(m, cfg, seed)(pb)
@@ -97,6 +113,8 @@ def evaluate(task: tuple[Config, int, int]) -> dict[str, Any]:
         val = hetero.weighted_tardiness(pb, sched)
         if res.proven and val < res.objective - 1e-6 * max(1.0, res.objective):
             raise RuntimeError(f"{m} n={n} seed={seed}: {val} below the proven optimum {res.objective}")
+        if "bound" in rec and val < rec["bound"] - 1e-6 * max(1.0, rec["bound"]):
+            raise RuntimeError(f"{m} n={n} seed={seed}: {val} below the lower bound {rec['bound']}")
         mt = hetero.metrics(pb, sched)
         rec["methods"][m] = {"value": val, "twct": mt.twct, "act": mt.act, "dmc": mt.dmc, "dmr": mt.dmr,
                              "cmax": mt.makespan, "eta": mt.utilisation, "time_s": dt}
@@ -106,7 +124,7 @@ def evaluate(task: tuple[Config, int, int]) -> dict[str, Any]:
 def run(cfg: Config, executor: ex.Executor | None = None, quiet: bool = True) -> list[dict[str, Any]]:
     """:func:`evaluate` on every ``(n, seed)`` of the sweep, in order (a failed instance of a command's sweep
     is left out: the command lists it and exits 1)."""
-    tasks = [(cfg, n, s) for n in cfg.ns for s in range(cfg.seeds)]
+    tasks = [(cfg, n, s) for n in cfg.ns for s in range(cfg.first_seed, cfg.first_seed + cfg.seeds)]
     return ex.succeeded((executor or ex.Executor()).map(evaluate, tasks, quiet=quiet, desc="instances",
                                                         unit="instance", label=lambda t: f"n={t[1]} seed={t[2]}"))
 
@@ -118,7 +136,7 @@ _METRIC_HEADERS = ("TWCT (7)", "ACT (8)", "DMC (9)", "DMR (10)", "C_max (11)", "
 
 def tables(cfg: Config, recs: list[dict[str, Any]]) -> dict[str, str]:
     """The ``exact`` and ``heuristics`` markdown tables of a :func:`run`."""
-    exact_rows, heur_rows = [], []
+    exact_rows, heur_rows, bound_rows = [], [], []
     for n in cfg.ns:
         rs = [r for r in recs if r["n"] == n]
         if not rs:  # every instance of this n failed
@@ -129,14 +147,23 @@ def tables(cfg: Config, recs: list[dict[str, Any]]) -> dict[str, str]:
                            fmt(100 * max(open_gaps), ".1f") if open_gaps else "-",
                            fmt(statistics.fmean(r["exact_time_s"] for r in rs), ".2f"),
                            fmt(max(r["exact_time_s"] for r in rs), ".2f")])
+        if cfg.bound_time > 0:
+            known = [min([r["best"]] + [v["value"] for v in r["methods"].values()]) for r in rs]
+            # a bound equal to the value can sit a rounding error above it: shown as 0
+            gaps = [max(0.0, (k - r["bound"]) / k) if k > 0 else 0.0 for r, k in zip(rs, known)]
+            bound_rows.append([n, fmt(100 * statistics.fmean(gaps), ".2f"), fmt(100 * max(gaps), ".2f"),
+                               fmt(statistics.fmean(r["bound_time_s"] for r in rs), ".2f"),
+                               fmt(max(r["bound_time_s"] for r in rs), ".2f")])
         for m in cfg.methods:
             vals = [(r["methods"][m], r["best"]) for r in rs]
             heur_rows.append([n, m, f"{sum(v['value'] <= b + 1e-6 * max(1.0, b) for v, b in vals)}/{len(rs)}",
                               fmt(100 * statistics.fmean((v["value"] - b) / max(b, 1.0) for v, b in vals), ".1f"),
                               *(fmt(statistics.fmean(v[k] for v, _ in vals), f) for k, f in _METRICS),
                               fmt(statistics.fmean(v["time_s"] for v, _ in vals))])
-    return {"exact": markdown_table(["n", f"proven ({cfg.backend})", "mean gap % (unproven)", "worst gap %",
-                                     "mean time s", "max time s"], exact_rows),
+    out = {"bound": markdown_table(["n", "bound: mean gap % to best known", "worst gap %", "mean time s",
+                                    "max time s"], bound_rows)} if cfg.bound_time > 0 else {}
+    return {**out, "exact": markdown_table(["n", f"proven ({cfg.backend})", "mean gap % (unproven)", "worst gap %",
+                                            "mean time s", "max time s"], exact_rows),
             "heuristics": markdown_table(["n", "method", "best known reached", "mean gap %",
                                           *(f"mean {h}" for h in _METRIC_HEADERS), "mean time s"], heur_rows)}
 
@@ -165,7 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="python -m benchmarks.hetero", description=description(__doc__, DEFAULT_RUN))
     parser.add_argument("--n", type=integers(1, MAX_N), default=[8, 9, 10, 11, 12],
                         help=f"task counts, comma-separated, each at most {MAX_N}")
-    parser.add_argument("--seeds", type=count, default=5, help="instances per n (seeds 0..k-1)")
+    parser.add_argument("--seeds", type=count, default=5, help="instances per n")
+    parser.add_argument("--first-seed", type=seed, default=0, help="seed of the first instance of each n")
+    parser.add_argument("--bound-time", type=number(0, MAX_SECONDS), default=0.0,
+                        help="also time bounds.hetero.lower_bound alone from the ILS schedule, this many seconds "
+                             "per instance, and table its gap to the best known value (default: 0, off)")
     parser.add_argument("--gpus", type=_gpus, default=["T4", "V100", "A100-80GB"],
                         help=f"GPU models of the cluster, at most {MAX_GPUS} (a model named twice is two GPUs)")
     parser.add_argument("--tightness", type=fraction, default=0.6, help="tardiness factor TF in [0, 1]")
@@ -183,7 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_quiet(parser)
     args = parser.parse_args(argv)
     executor = ex.from_args(parser, args)
-    cfg = Config(ns=tuple(args.n), seeds=args.seeds, gpus=tuple(args.gpus), tightness=args.tightness, rdd=args.rdd,
+    cfg = Config(ns=tuple(args.n), seeds=args.seeds, first_seed=args.first_seed, bound_time=args.bound_time,
+                 gpus=tuple(args.gpus), tightness=args.tightness, rdd=args.rdd,
                  time_limit=args.time_limit, backend=args.backend, ils_time=args.ils_time,
                  ils_iters=args.ils_iters, workers=args.workers)
     try:
@@ -195,10 +227,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     tabs = tables(cfg, recs)
     if args.markdown:
-        print(tabs["exact"] + "\n\n" + tabs["heuristics"])
+        print("\n\n".join(tabs.values()))
         return 0
     print(f"Heterogeneous GPUs: cluster {'+'.join(cfg.gpus)}, TF {cfg.tightness:g}, RDD {cfg.rdd:g}, "
           f"{cfg.seeds} seeds per n, {cfg.backend} {cfg.time_limit:g} s, ILS {cfg.ils_time:g} s")
+    if "bound" in tabs:
+        print(f"\nLower bound alone (bounds.hetero.lower_bound, {cfg.bound_time:g} s, from the ILS schedule)\n"
+              f"{tabs['bound']}")
     print(f"\nExact\n{tabs['exact']}\n\nHeuristics against the best known value\n{tabs['heuristics']}")
     return 0
 

@@ -126,6 +126,24 @@ def test_hetero_table_shows_the_six_metrics_of_each_method(capsys):
         assert all(m.twct >= m.twt for m in ms)  # flow times are at least the tardiness of each task
 
 
+def test_hetero_bound_table_on_chosen_seeds(capsys):
+    # --bound-time adds the bound's table; the bound never exceeds a proven optimum nor any heuristic's
+    # value (the run stops with status 1 otherwise); --first-seed picks the instances
+    cfg = bench_hetero.Config(ns=(9,), seeds=2, first_seed=40, bound_time=10.0, time_limit=30.0, ils_iters=10,
+                              ils_time=10.0)
+    recs = bench_hetero.run(cfg)
+    assert [r["seed"] for r in recs] == [40, 41]
+    for r in recs:
+        best = min([r["best"]] + [v["value"] for v in r["methods"].values()])
+        assert 0 <= r["bound"] <= best + 1e-6 * max(1.0, best)
+    table = bench_hetero.tables(cfg, recs)["bound"]
+    row = [line for line in table.splitlines() if line.startswith("| 9 |")]
+    assert len(row) == 1 and float(row[0].split("|")[2]) >= 0
+    assert bench_hetero.main(["--n", "5", "--seeds", "1", "--first-seed", "7", "--bound-time", "5", "--ils-iters", "5",
+                              "--time-limit", "20", "--markdown", "--quiet"]) == 0
+    assert len(capsys.readouterr().out.strip().split("\n\n")) == 3
+
+
 def test_hetero_local_and_dask_agree(capsys):
     argv = ["--n", "5", "--seeds", "2", "--ils-time", "30", "--ils-iters", "10", "--time-limit", "30",
             "--markdown", "--quiet"]
