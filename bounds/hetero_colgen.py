@@ -66,6 +66,8 @@ __all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "MAX_STEPS"]
 
 #: Largest number of grid steps of a class's horizon.
 MAX_STEPS = 20_000
+#: Largest number of labels (grid steps x tasks) of a class: its arrays take about 56 bytes per label.
+MAX_LABELS = 3_000_000
 #: Columns added per class and pass (the cheapest ending with each task).
 COLUMNS_PER_CLASS = 12
 #: Random list schedules whose GPU sequences start the master LP.
@@ -139,9 +141,11 @@ def _exact_scale(values: np.ndarray, limit: float) -> int | None:
 def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid | None:
     """The grids of the problem's schedulable tasks, or ``None`` when some run time would round to 0 steps.
 
-    ``ub``: the cost of a known schedule (user units), which caps the completions.
+    ``ub``: the cost of a known schedule (user units), which caps the completions. The horizon is also
+    capped so that a class's labels stay within :data:`MAX_LABELS` (a coarser, rounded grid beyond).
     """
     tasks = np.flatnonzero(problem.eligible.any(axis=1))
+    max_steps = max(1, min(max_steps, MAX_LABELS // (len(tasks) + 1)))
     p, a = problem.p[tasks], problem.arrival[tasks]
     d, w, elig = problem.deadline[tasks], problem.weight[tasks], problem.eligible[tasks]
     m = problem.m
