@@ -39,7 +39,8 @@ import numpy as np
 
 from bounds.hetero_colgen import colgen_bound
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
-from instances.options import Deadline
+from instances import options as opt
+from instances.options import Deadline, known_options
 
 __all__ = ["restricted_master", "root", "applies"]
 
@@ -52,6 +53,7 @@ ILS_SHARE = 0.25
 ILS_SECONDS = 10.0
 
 
+@known_options
 def applies(problem: HeteroProblem) -> bool:
     """Whether the column generation can bound ``problem`` (a grid of the data exists; always true for the
     generator's data): the exact method's default for several GPUs or arrival times."""
@@ -60,6 +62,7 @@ def applies(problem: HeteroProblem) -> bool:
     return problem.n > 0 and problem.eligible.any() and grid(problem, 1.0) is not None
 
 
+@known_options
 def restricted_master(problem: HeteroProblem, pool, time_limit: float | None) -> Schedule | None:
     """The best schedule made of the pool's columns (each task once, at most one column per GPU).
 
@@ -68,6 +71,7 @@ def restricted_master(problem: HeteroProblem, pool, time_limit: float | None) ->
     is the semi-active one of the picked sequences on the user's data
     (checked), or ``None`` when no cover is found in time.
     """
+    time_limit = opt.time_limit(time_limit)
     tasks = np.flatnonzero(problem.eligible.any(axis=1))
     row = {int(t): r for r, t in enumerate(tasks)}
     classes = sorted({gpus for gpus, _, _ in pool})
@@ -106,6 +110,7 @@ def restricted_master(problem: HeteroProblem, pool, time_limit: float | None) ->
     return sched
 
 
+@known_options
 def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.0,
          log: bool = False, seed: int = 0) -> tuple[Schedule, float, dict[str, Any]]:
     """Bound and improve ``hint`` at the root (see the module docstring) within ``share`` of ``dl``'s budget.
@@ -114,6 +119,7 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
     ``info["proved"]``: the bound meets the schedule's cost. The schedule is
     ``hint`` where nothing better was found.
     """
+    seed = opt.seed(seed, allow_none=False)
     rem = dl.remaining()
     end = None if rem is None else dl.at - rem + share * rem
     best, best_obj = hint, weighted_tardiness(problem, hint)
@@ -154,7 +160,8 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
 
         tries += 1
         left = None if end is None else end - time.perf_counter()
-        sched = ils(problem, time_limit=ILS_SECONDS if left is None else ILS_SHARE * left, seed=seed + tries)
+        sched = ils(problem, time_limit=ILS_SECONDS if left is None else ILS_SHARE * left,
+                    seed=(seed + tries) % (opt.MAX_SEED + 1))
         obj = weighted_tardiness(problem, sched)
         info["ils"] = obj
         if obj < best_obj - 1e-9 * max(1.0, best_obj):
