@@ -172,6 +172,22 @@ def test_a_long_but_exact_horizon_is_kept():
     assert mig.check(mig.Problem("A100", a100.tasks, release=5e7), schedule) == []
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(release=OFFSETS, scale=SCALES, seed=st.integers(0, 100))
+def test_far_command_line_exits_0_or_2(tmp_path, release, scale, seed):
+    """FAR's command line on any offset and unit: a checked schedule (0) or one error line (2), never 1."""
+    from heuristics import far_cli
+
+    try:
+        problem = _scaled(mig.generate(4, "A30", seed=seed), scale, release, 1.0)
+    except InstanceError:
+        return
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(problem.to_dict()))
+    assert far_cli.main([str(path)]) in (0, 2)
+
+
 @pytest.mark.parametrize("release", [1e17, 1e300])
 def test_far_command_line_exits_2_not_1(tmp_path, release):
     problem = mig.Problem("A30", mig.generate(4, "A30", seed=0).tasks, release=release)
