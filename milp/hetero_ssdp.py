@@ -76,10 +76,8 @@ STAGE2_SHARE = 0.5
 ILS_SECONDS_PER_JOB = 0.005
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
-#: Subgradient steps under the modifiers when a round of modifier passes did not raise the bound.
+#: Subgradient steps under the modifiers when the labels outgrow their limit.
 REPRICE_STEPS = 12
-#: A round of modifier passes that closes less than this share of the gap has stalled.
-STALL_SHARE = 0.05
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
 MAX_LABELS = 1_500_000
 
@@ -256,7 +254,6 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         search = ModifierSearch(net, relax.mu, ub - 0.5)
         path = relax.path
         add = 4
-        round_bound = -INF
         stopped = None
         while not dl.expired():
             counts = net.counts(path)
@@ -296,44 +293,39 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
                     add = max(1, add // 2)
                 elif out.labels < MAX_LABELS // 40:
                     add = min(8, add + 1)
-            if not aborted and out.bound <= round_bound + STALL_SHARE * (ub - round_bound):
-                # the modifiers moved the violations elsewhere: re-price the jobs under the modifiers
-                rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS)
-                passes += REPRICE_STEPS
-                if rb == INF:
-                    return result(ub, "modifiers (re-priced)")
-                if rb == -INF:
-                    # not one pass fitted the label limit (or the time): nothing was learnt
-                    stopped = "label limit"
-                    break
-                bound = max(bound, min(float(math.ceil(rb - 1e-6 * max(1.0, abs(rb)))), ub))
-                say(f"re-priced under {len(search.modifiers)} modifiers: bound {min(rb, ub) * sm.cost_unit:g}, "
-                    f"{net.N} nodes left")
-                if bound >= ub:
-                    return result(ub, "modifiers (re-priced)")
-                if rpath and (net.counts(rpath) == 1).all():
-                    seq = [j for j, _ in rpath]
-                    val = sm.model_cost(seq)
-                    if val < ub:
-                        best_seq, ub = seq, float(val)
-                    return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
-                mods = list(search.modifiers)
-                search = ModifierSearch(net, mu, ub - 0.5)
-                search.add(mods)
-                path = rpath or path
-                round_bound = rb
-            elif not aborted:
-                round_bound = out.bound
-            if aborted:
-                if dl.expired():
-                    break
-                del search.modifiers[before:]
-                if add == 1:
-                    stopped = "label limit"
-                    break
+            if not aborted:
+                continue
+            if dl.expired():
+                break
+            del search.modifiers[before:]
+            search.fl = search.bl = None   # the passes of the last round were lost
+            if add > 1:
                 add = max(1, add // 2)
-                # the passes of the last round were lost; rebuild the labels of the kept set
-                search.fl = search.bl = None
+                continue
+            # the label limit even for one more modifier: re-price the jobs under the kept modifiers
+            rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS)
+            passes += REPRICE_STEPS
+            if rb == INF:
+                return result(ub, "modifiers (re-priced)")
+            if rb <= bound + 1e-9:
+                # no better (-inf: not one pass fitted the label limit or the time, nothing was learnt)
+                stopped = "label limit"
+                break
+            bound = max(bound, min(float(math.ceil(rb - 1e-6 * max(1.0, abs(rb)))), ub))
+            say(f"re-priced under {len(search.modifiers)} modifiers: bound {min(rb, ub) * sm.cost_unit:g}, "
+                f"{net.N} nodes left")
+            if bound >= ub:
+                return result(ub, "modifiers (re-priced)")
+            if rpath and (net.counts(rpath) == 1).all():
+                seq = [j for j, _ in rpath]
+                val = sm.model_cost(seq)
+                if val < ub:
+                    best_seq, ub = seq, float(val)
+                return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
+            mods = list(search.modifiers)
+            search = ModifierSearch(net, mu, ub - 0.5)
+            search.add(mods)
+            path = rpath or path
         if stopped is None or dl.expired():
             info["stopped"] = stopped or "time limit"
             break

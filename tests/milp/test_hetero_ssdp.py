@@ -164,7 +164,7 @@ def _exact_by_subsets(p, w, d):
 
 def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):
     # a re-pricing whose passes all outgrow the label limit has learnt nothing (-inf) and must not end the
-    # search as a proof; every round stalls, the label limit is small, the multipliers barely move
+    # search as a proof; the label limit is small, the multipliers barely move
     import milp.hetero_ssdp as ssdp
     from bounds import hetero as hb
     from bounds.hetero_dp import Grid
@@ -176,7 +176,6 @@ def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):
     calls = []
     monkeypatch.setattr(ssdp, "_reprice", lambda net, mu, *args: calls.append(1) or (-np.inf, mu, []))
     monkeypatch.setattr(ssdp, "MAX_LABELS", 2000)
-    monkeypatch.setattr(ssdp, "STALL_SHARE", 1.0)
     monkeypatch.setattr(ssdp, "SUBGRADIENT_PASSES", 1)
     monkeypatch.setattr(hb, "FIRST_STAGE_PASSES", 0)
     rng = np.random.default_rng(11)
