@@ -287,7 +287,7 @@ def _chains(reps: int, seed: int, table: int, sc: str, tm: str, n: int, gen: Gen
 
 
 def _concatenations(w: Any, ties: str) -> tuple[float, float, Any]:
-    """Makespans of the trivial and reversed concatenations of ``w`` and the move/swap plan, on one set of batch plans."""
+    """The trivial and reversed concatenations' makespans and the move/swap plan of ``w``, on one set of batch plans."""
     from heuristics import far_batch, far_multibatch
     from instances import mig
 
