@@ -370,7 +370,8 @@ def _epilog() -> str:
 
 
 def _parser() -> common.Parser:
-    p = common.Parser(prog="python -m benchmarks.report", description=common.description(__doc__),
+    p = common.Parser(prog="python -m benchmarks.report", description=common.description(
+                          __doc__, "about an hour for every topic (--quick: about 6 minutes; the epilog gives each topic's time)"),
                       epilog=_epilog())
     p.add_argument("--only", nargs="+", choices=list(TOPICS), metavar="NAME", default=None,
                    help=f"topics to rerun, from {', '.join(TOPICS)} (default: all)")

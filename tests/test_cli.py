@@ -28,17 +28,41 @@ from instances import console
 
 ROOT = Path(__file__).resolve().parents[1]
 
+def _benchmark_commands() -> list[str]:
+    """Every module of ``benchmarks`` with a ``main``: the package's commands, found, not listed."""
+    import pkgutil
+
+    import benchmarks
+
+    found = []
+    for info in pkgutil.iter_modules(benchmarks.__path__):
+        if info.name.startswith("_"):
+            continue
+        text = (ROOT / "benchmarks" / f"{info.name}.py").read_text()
+        if re.search(r"^def main\(", text, re.M):
+            found.append(info.name)
+    return sorted(found)
+
+
 #: Every command: module name -> the module holding its ``main``.
 COMMANDS = {
     "instances.mig": "instances.mig",
     "instances.mig_execution": "instances.mig_execution",
     "heuristics.far": "heuristics.far_cli",
-    **{f"benchmarks.{m}": f"benchmarks.{m}" for m in ("compare", "paper", "far_speed", "milp_speed", "mig_pyomo",
-                                                       "hetero", "orlib", "pairing", "realtime", "case",
-                                                       "robustness")},
+    **{f"benchmarks.{m}": f"benchmarks.{m}" for m in _benchmark_commands()},
 }
-#: The benchmarks whose work runs through ``benchmarks.executor``.
-WITH_EXECUTOR = ["compare", "paper", "far_speed", "milp_speed", "mig_pyomo", "hetero", "orlib", "robustness"]
+
+
+def _help_text(module: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        importlib.import_module(module).main(["--help"])
+    return out.getvalue()
+
+
+#: The benchmarks whose work runs through ``benchmarks.executor``: those with ``--executor``.
+WITH_EXECUTOR = [m[len("benchmarks."):] for m in sorted(COMMANDS)
+                 if m.startswith("benchmarks.") and "--executor" in _help_text(COMMANDS[m])]
 
 
 def run(command: str, argv: list[str]) -> tuple[int, str, str]:
