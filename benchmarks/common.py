@@ -229,7 +229,7 @@ MAX_EXACT_TASKS = 1000
 
 #: The benchmark commands, for the modules of helpers that ``python -m`` might be pointed at.
 COMMANDS = ("python -m benchmarks.X --help, X one of compare, paper, far_speed, milp_speed, mig_pyomo, hetero, "
-            "orlib, pairing, realtime, case, robustness, report")
+            "orlib, pairing, realtime, case, robustness, mig_colgen, report")
 
 
 def description(doc: str | None, default_run: str | None = None) -> str:

@@ -415,3 +415,10 @@ def test_number_reads_every_float_it_prints(value, span):
 def test_names_with_commas_survive_a_comma_list(names):
     parenthesised = [n for n in names if "(" in n or "," not in n]
     assert console.split_names(",".join(parenthesised)) == parenthesised
+
+
+def test_python_m_benchmarks_names_every_command():
+    from benchmarks.common import COMMANDS as NAMED
+
+    named = set(re.findall(r"\w+", NAMED.split("X one of", 1)[1]))
+    assert named == set(_benchmark_commands())
