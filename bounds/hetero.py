@@ -234,12 +234,18 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     opt.integer(max_iter, "max_iter", lo=0)
     first = optimize(Successive(net), upper, sequence, deadline=deadline,
                      max_iter=FIRST_STAGE_PASSES * net.n, eliminate_every=0)
-    if first.proved:
-        first.network = net
+    if first.proved or (deadline is not None and time.perf_counter() >= deadline):
+        first.network = net   # its bound is valid too (a weaker relaxation of the same grid)
         return first
     # on instances with few late jobs the cheap relaxation's multipliers can be worse than the schedule's prices
+    t0 = time.perf_counter()
+    at_first = net.forward(first.mu).bound
+    t_pass = time.perf_counter() - t0
+    if deadline is not None and time.perf_counter() + 2 * t_pass >= deadline:
+        first.network, first.bound = net, max(first.bound, min(at_first, upper) if net.capped else at_first)
+        return first
     prices = initial_multipliers(net, sequence)
-    start = first.mu if net.forward(first.mu).bound >= net.forward(prices).bound else prices
+    start = first.mu if at_first >= net.forward(prices).bound else prices
     return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE)
 
 
