@@ -141,13 +141,10 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, i
         best[k] = inf
         best_t[k] = -1
     for t in range(H + 1):
+        # only the values need a start: a label's other fields are read only once it is finite
         for j in range(n + 1):
             df1[t, j] = inf
             df2[t, j] = inf
-            dp1[t, j] = -1
-            dp2[t, j] = -1
-            ds1[t, j] = 0
-            ds2[t, j] = 0
         if t == 0:
             for j in range(n + 1):
                 if1[0, j] = inf
@@ -226,7 +223,7 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, i
             order[t, 0] = 0         # no completion at t: the scans from t stop at once
 
 
-def forward(P, A, alive, W, D, pi) -> Labels:
+def forward(P, A, alive, W, D, pi, work: dict | None = None) -> Labels:
     """Labels of the pricing network (see the module docstring).
 
     Parameters
@@ -240,12 +237,20 @@ def forward(P, A, alive, W, D, pi) -> Labels:
         Weights and due dates on the grid (tardiness ``W_k max(0, t - D_k)``).
     pi
         Dual prices of the tasks.
+    work
+        A dict kept between calls on the same class: the label arrays are
+        allocated once in it (at the largest horizon seen) and reused, so the
+        labels of a call are valid until the next call with the same ``work``.
     """
     H = alive.shape[0] - 1
     n = len(P)
-    shape = (H + 1, n + 1)
-    arrays = [np.empty(shape, dtype) for _ in range(4) for dtype in (np.float64, np.int32, np.int8)]
-    order = np.empty((H + 1, n), np.int64)
+    work = {} if work is None else work
+    if work.get("rows", -1) < H + 1 or work.get("n") != n:
+        shape = (H + 1, n + 1)
+        work.update(rows=H + 1, n=n, order=np.empty((H + 1, n), np.int32),
+                    arrays=[np.empty(shape, dtype) for _ in range(4) for dtype in (np.float64, np.int32, np.int8)])
+    arrays = [x[:H + 1] for x in work["arrays"]]
+    order = work["order"][:H + 1]
     best, best_t = np.empty(n), np.empty(n, np.int64)
     _forward(np.asarray(P, np.int64), np.asarray(A, np.int64), alive, np.asarray(W, np.float64),
              np.asarray(D, np.int64), np.asarray(pi, np.float64), int(H), *arrays, order, best, best_t)
