@@ -133,6 +133,10 @@ class Task:
                 "a_c": self.a_c, "b_c": self.b_c}
 
 
+#: Largest period, deadline or execution-time coefficient a task may have.
+MAX_TIME = 1e12
+
+
 def _validate_task(t: Task, source: str | None) -> None:
     def bad(msg: str, fld: str) -> RealtimeError:
         return RealtimeError(msg, source=source, task=t.name, field=fld)
@@ -141,6 +145,9 @@ def _validate_task(t: Task, source: str | None) -> None:
         v = getattr(t, fld)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise bad(f"must be a finite number, got {v!r}", fld)
+        if abs(v) > MAX_TIME:
+            raise bad(f"must be at most {MAX_TIME:g} (the utilisation and demand sums overflow or lose the "
+                      f"task's share beyond it; use other units), got {v!r}", fld)
     if t.period <= 0:
         raise bad("must be > 0", "period")
     if not 0 < t.deadline <= t.period:

@@ -182,3 +182,14 @@ def test_efficiency_bounds():
     assert rt.efficiency(p, one) == pytest.approx(0.0)
     singles = rt.Solution(tuple(rt.Partition(1, (i,)) for i in range(20)))
     assert rt.efficiency(p, singles) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("field", ["period", "deadline", "a_n", "b_n", "a_c", "b_c"])
+def test_times_beyond_the_documented_maximum_are_one_line(field):
+    from instances.errors import InstanceError
+
+    d = rt.generate(n=3, utilization=1.0, seed=1).to_dict()
+    d["tasks"][0].update({"period": 1e300, "deadline": 1e300} if field == "period" else {field: 1e300})
+    with pytest.raises(InstanceError, match=f"field {field}: must be at most 1e\\+12") as info:
+        rt.from_dict(d)
+    assert "\n" not in str(info.value)
