@@ -138,6 +138,7 @@ def _exact_scale(values: np.ndarray, limit: float) -> int | None:
     return None
 
 
+@known_options
 def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid | None:
     """The grids of the problem's schedulable tasks, or ``None`` when some run time would round to 0 steps.
 

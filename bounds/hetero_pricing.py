@@ -51,6 +51,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from instances.options import known_options
+
 __all__ = ["Labels", "forward", "backward", "columns", "path_cost", "trace"]
 
 
@@ -223,6 +225,7 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, i
             order[t, 0] = 0         # no completion at t: the scans from t stop at once
 
 
+@known_options
 def forward(P, A, alive, W, D, pi, work: dict | None = None) -> Labels:
     """Labels of the pricing network (see the module docstring).
 
@@ -284,6 +287,7 @@ def _backward(P, A, alive, W, D, pi, b):
             b[t, k] = b1 if l1 != k else b2
 
 
+@known_options
 def backward(P, A, alive, W, D, pi) -> np.ndarray:
     """``b[t, k]``: a lower bound on the cheapest rest of a pseudo-schedule after ``k`` completes at ``t``.
 
@@ -328,6 +332,7 @@ def _trace(P, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, k, t, out):
     return m
 
 
+@known_options
 def trace(lab: Labels, P, j: int) -> list[tuple[int, int]]:
     """The cheapest pseudo-schedule ending with task ``j``: ``(task, completion)`` in time order."""
     out = np.empty((lab.df1.shape[0] + 1, 2), np.int64)
@@ -336,11 +341,13 @@ def trace(lab: Labels, P, j: int) -> list[tuple[int, int]]:
     return [(int(k), int(t)) for k, t in out[:m][::-1]]
 
 
+@known_options
 def path_cost(seq, W, D) -> float:
     """Tardiness of a pseudo-schedule ``[(task, completion), ...]`` on the grid."""
     return float(sum(W[k] * max(0, t - D[k]) for k, t in seq))
 
 
+@known_options
 def columns(lab: Labels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[tuple[float, list, float]]:
     """Up to ``limit`` pseudo-schedules of negative value: the cheapest ending with each task, best first.
 
