@@ -20,18 +20,27 @@ converged: for any prices ``pi`` the Lagrangian value
 
     L(pi) = sum_i pi_i + sum_k m_k min(0, min_c (cost_c - sum_{i in c} pi_i))
 
-bounds every schedule (relax "each task once": each GPU then picks its own
-cheapest pseudo-schedule, and every real GPU schedule is one), so the best
-``L`` over the passes is returned (Farley's bound: the LP value plus the
-classes' least reduced costs); at convergence it equals the LP value.
-Prices are smoothed towards the best ``L`` found (Wentges' stabilisation),
-falling back to the LP's own duals when the smoothed point prices out no
-column.
+bounds the optimum (relax "each task once": each GPU then picks its own
+cheapest pseudo-schedule, and the GPU sequences of some optimal schedule are
+pseudo-schedules), so the best ``L`` over the passes is returned (Farley's
+bound: the LP value plus the classes' least reduced costs); at convergence
+it equals the LP value. Prices are smoothed towards the best ``L`` found
+(Wentges' stabilisation, with the automatic weight of Pessoa, Sadykov,
+Uchoa and Vanderbeck 2018), falling back to the LP's own duals when the
+smoothed point prices out no column.
 
-Validity for the user's data: times go on an integer grid of ``1/R`` time
-units (exactly when the data are decimals of a short enough grid, as the
-generator's are), otherwise run times and arrivals are rounded down, due dates
-up; weights go on a grid of ``1/Rw`` rounded down. Every real schedule then
+Reduced-cost fixing: a completion ``(t, k)`` whose cheapest pseudo-schedule
+(forward label plus a backward bound of the rest), with every other GPU at
+its term of ``L``, costs more than ``theta`` is removed; every schedule of
+cost ``<= theta`` survives, so the bound stays valid for them. ``theta`` is
+the incumbent's cost less one cost unit on an exact grid (a bound above it
+proves the incumbent optimal), the incumbent's user cost otherwise.
+
+Validity for the user's data: each GPU's times go on an integer grid (the
+coarsest divisor of 10^6 that holds its run times, arrivals and due dates
+exactly, as the generator's are held), otherwise on one grid where run times
+and arrivals are rounded down, due dates up; weights go on a grid of
+``1/Rw`` rounded down. Every real schedule then
 maps to a path (start times rounded down) that costs no more, so the model
 bound divided by ``R Rw`` is valid. A schedule no worse than the incumbent
 (cost ``ub``) completes each task ``i`` by ``d_i + ub / w_i``: later
@@ -43,7 +52,7 @@ Examples
 >>> from milp import solve_optimal
 >>> pb = hetero.generate(7, seed=4)
 >>> res = colgen_bound(pb, time_limit=20)
->>> res.bound <= solve_optimal(pb, time_limit=20).objective + 1e-9
+>>> res.bound <= solve_optimal(pb, backend="cpsat", time_limit=20).objective + 1e-9
 True
 """
 
