@@ -432,7 +432,8 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     upper
         A good schedule of it (optional; makes the bound stronger and faster).
     time_limit, max_iter
-        Budget of the multiplier optimisation.
+        Budget of the multiplier optimisation (for several GPUs or
+        arrivals: up to ``10 * max_iter`` column-generation passes).
 
     Examples
     --------
@@ -451,7 +452,8 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
         return float(res.bound)
     from bounds.hetero_colgen import colgen_bound
 
-    cg = colgen_bound(problem, upper, deadline=deadline, max_iter=max_iter)
+    # the master LP needs many more passes than the subgradient (it starts degenerate)
+    cg = colgen_bound(problem, upper, deadline=deadline, max_iter=10 * max_iter)
     if cg is not None:
         return float(cg.bound)
     from bounds.hetero_multi import multi_bound
