@@ -117,8 +117,11 @@ def test_a_new_heuristic_needs_no_private_names():
 
 
 def test_check_scale_accepts_large_times_and_refuses_overflowing_ones():
-    big = mig.Problem("A100", [mig.Task(f"t{i}", {1: 7e305, 2: 3.6e305, 3: 2.4e305, 4: 1.8e305, 7: 1e305})
-                               for i in range(10)])
+    tasks = [mig.Task(f"t{i}", {1: 7e305, 2: 3.6e305, 3: 2.4e305, 4: 1.8e305, 7: 1e305}) for i in range(10)]
+    # with the A100's create times (tenths of a second) beside them, such times lose those in every sum
+    with pytest.raises(InstanceError, match="would be lost"):
+        check_scale(mig.Problem("A100", tasks))
+    big = mig.Problem("A100", tasks).without_reconfiguration()
     check_scale(big)
     sched = far.schedule(big)
     assert mig.check(big, sched) == [] and sched.makespan < MAX_TOTAL_TIME
