@@ -117,8 +117,11 @@ def test_halves_improve_on_the_closed_form_bound_and_on_slices():
     basic = mig_bounds.lower_bound(p)
     halves = colgen_bound(p, time_limit=120, lower=basic)
     slices = colgen_bound(p, time_limit=120, lower=basic, blocks="slices")
+    pairs = colgen_bound(p, time_limit=120, lower=basic, blocks="pairs")
     opt = _optimum(p, True)
     assert basic < slices.bound <= halves.bound <= opt + 1e-9
+    # coarser blocks, a stronger LP (each bound is within the search's bracket of its LP value)
+    assert slices.bound <= pairs.bound * (1 + 2e-4) and pairs.bound <= halves.bound * (1 + 2e-4)
     assert mig_bounds.lower_bound(p, method="colgen", time_limit=120) == pytest.approx(halves.bound, rel=1e-3)
 
 
@@ -141,7 +144,7 @@ def test_workloads_drop_their_releases():
 def test_bad_options():
     p = mig.generate(n=3, gpu="A30", seed=0)
     with pytest.raises(OptionError):
-        colgen_bound(p, blocks="pairs")
+        colgen_bound(p, blocks="quarters")
     with pytest.raises(OptionError):
         colgen_bound(p, tolerance=0)
     with pytest.raises(OptionError):
