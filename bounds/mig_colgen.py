@@ -84,7 +84,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Union
 
-import highspy
 import numpy as np
 
 from instances.errors import InstanceError, OptionError
@@ -234,7 +233,10 @@ class _Master:
     """The phase-one restricted master LP on HiGHS (rows fixed, pattern columns added)."""
 
     def __init__(self, data: _Data) -> None:
+        import highspy  # here, not at the top: importing bounds.mig stays light
+
         self.data = data
+        self.inf = highspy.kHighsInf
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("threads", 1)
@@ -278,13 +280,13 @@ class _Master:
             else:
                 idx.append(self.link[b, i, j])
                 val.append(-1.0)
-        self.h.addCol(0.0, 0.0, highspy.kHighsInf, len(idx), np.array(idx, dtype=np.int32), np.array(val))
+        self.h.addCol(0.0, 0.0, self.inf, len(idx), np.array(idx, dtype=np.int32), np.array(val))
         self.columns.append((b, load, pattern))
         return True
 
     def limit(self, T: float) -> None:
         """Allow only the patterns whose load fits in ``T``."""
-        inf = highspy.kHighsInf
+        inf = self.inf
         ups = np.array([inf if load <= T else 0.0 for _, load, _ in self.columns])
         cols = np.arange(self.first, self.first + len(self.columns), dtype=np.int32)
         self.h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), ups)

@@ -33,9 +33,7 @@ from __future__ import annotations
 
 import math
 
-import highspy
 import numpy as np
-from ortools.sat.python import cp_model
 
 from instances.options import known_options
 
@@ -116,16 +114,18 @@ def price_slice(n: int, chain: list[int], units: dict[tuple[int, int], int], ove
     return out
 
 
-class _Solutions(cp_model.CpSolverSolutionCallback):
-    """Records the pattern of every solution CP-SAT finds."""
+def _recorder(cp_model, x: dict):
+    """A CP-SAT callback that records the pattern of every solution it meets."""
 
-    def __init__(self, x: dict) -> None:
-        super().__init__()
-        self.x = x
-        self.patterns: list[tuple] = []
+    class Solutions(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.patterns: list[tuple] = []
 
-    def on_solution_callback(self) -> None:
-        self.patterns.append(tuple(sorted(key for key, var in self.x.items() if self.boolean_value(var))))
+        def on_solution_callback(self) -> None:
+            self.patterns.append(tuple(sorted(key for key, var in x.items() if self.boolean_value(var))))
+
+    return Solutions()
 
 
 class BlockPricer:
@@ -175,6 +175,9 @@ class BlockPricer:
         for k in block:
             idx = [self.z[k, j] for j in chains[k]]
             rows.append((idx, [1.0] * len(idx), -math.inf, 1.0))
+        import highspy  # here, not at the top: importing bounds.mig stays light
+
+        self.highspy = highspy
         self.capacity_rows = []
         for k in block:
             idx, val = [], []
@@ -244,6 +247,8 @@ class BlockPricer:
     def price_cpsat(self, profit: dict[tuple[int, int], float], T: float,
                     time_limit: float) -> tuple[float, list[tuple[float, tuple, float]], bool]:
         """The pricing on CP-SAT in integers: (upper bound, patterns found, proven optimal)."""
+        from ortools.sat.python import cp_model
+
         keys = [key for key in self.pairs if profit.get(key, 0.0) > 0.0]
         if not keys:
             return 0.0, [], True
@@ -289,7 +294,7 @@ class BlockPricer:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = max(0.01, time_limit)
-        seen = _Solutions(x)
+        seen = _recorder(cp_model, x)
         status = solver.solve(m, seen)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return math.inf, [], False
@@ -319,7 +324,7 @@ class BlockPricer:
         h.changeColsCost(self.ncol, np.arange(self.ncol, dtype=np.int32), cost)
         h.changeColsBounds(self.ncol, np.arange(self.ncol, dtype=np.int32), np.zeros(self.ncol), upper)
         rows = np.array(self.capacity_rows, dtype=np.int32)
-        h.changeRowsBounds(len(rows), rows, np.full(len(rows), -highspy.kHighsInf), np.full(len(rows), T))
+        h.changeRowsBounds(len(rows), rows, np.full(len(rows), -self.highspy.kHighsInf), np.full(len(rows), T))
         h.setOptionValue("time_limit", 1e6 if time_limit is None else max(0.01, time_limit))
         h.run()
         info = h.getInfo()
