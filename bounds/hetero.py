@@ -264,6 +264,7 @@ def grid_bytes(sm: SingleMachine) -> int:
     return states * (8 * words(sm.n) + 8 + 24 + 1)
 
 
+@known_options
 def repair_path(sm: SingleMachine, path) -> list[int]:
     """A schedule from a relaxed path (``(job, end time)`` pairs): first
     occurrences in path order, the missing jobs by due date, then adjacent

@@ -59,6 +59,7 @@ from bounds.hetero_dp import Grid
 from bounds.hetero_subgradient import optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
+from instances.options import known_options
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances import options as opt
 from instances.options import Deadline, known_options
@@ -125,6 +126,7 @@ def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: 
     return best, best_mu, best_path
 
 
+@known_options
 def applies(problem: HeteroProblem) -> bool:
     """Whether :func:`solve_ssdp` can prove optimality: one machine, a common
     arrival, data exact on a practical grid."""
