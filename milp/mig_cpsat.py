@@ -55,7 +55,7 @@ from instances import options as opt
 from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.mig_cpsat_benders import benders_loop
-from milp.mig_cpsat_model import build, checked_plan, extract, hints, session_slots
+from milp.mig_cpsat_model import OutOfTime, build, checked_plan, extract, hints, session_slots
 from milp.mig_cpsat_relax import PROOF_SHARE, master_parameters, relaxation_bound, solve_relaxation
 from milp.mig_cpsat_scale import MAX_UNITS, Scale, choose_resolution
 from milp.result import TOLERANCE, Result
@@ -151,7 +151,9 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             use_relaxation = False  # its bound (in seconds) carries over to finer re-solves
             own = {st.task: st.placement for st in (hint if fix_assignment else best).tasks}
             if not fix_assignment:
-                own = improve_assignment(problem, own, deadline)
+                # a quarter of the time at most: its swaps are quadratic in n, and the relaxation needs the rest
+                own = improve_assignment(problem, own, Deadline(deadline.remaining() / 4)
+                                         if deadline.remaining() is not None else deadline)
             master, master_run = solve_relaxation(problem, scale, lb_units, horizon, deadline, relax_time,
                                                    workers, seed, symmetry, info, share=relax_share)
             lb_units, assignment = master_run.units, master_run.assignment
@@ -175,8 +177,13 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             if best.makespan - lb <= TOLERANCE * best.makespan:
                 info["skipped_session_model"] = True
                 break
-        built = build(problem, scale, lb_units, horizon, laminar=laminar, symmetry=symmetry and not fix_assignment,
-                       redundant=redundant, dominance=dominance and not fix_assignment)
+        try:  # building the session model alone takes seconds at large n: within the deadline too
+            built = build(problem, scale, lb_units, horizon, laminar=laminar,
+                          symmetry=symmetry and not fix_assignment, redundant=redundant,
+                          dominance=dominance and not fix_assignment, deadline=deadline)
+        except OutOfTime:
+            info["stopped_before_session_model"] = True
+            break
         if fix_assignment:
             placed = {st.task: st.placement.key() for st in hint.tasks}
             for (i, key), lit in built.x.items():

@@ -49,12 +49,12 @@ from instances.errors import SolverError
 from instances.gpus import Placement
 from instances.mig_problem import Problem, Workload
 from instances.mig_retime import Session, TimedPlan, retime_order, retime_sessions
-from instances.options import known_options
+from instances.options import Deadline, known_options
 from milp import cpsat
 from milp.mig_cpsat_scale import Scale
 from milp.mig_plans import checked
 
-__all__ = ["Model", "build", "session_slots", "hints", "extract", "checked_plan"]
+__all__ = ["Model", "OutOfTime", "build", "session_slots", "hints", "extract", "checked_plan"]
 
 ProblemLike = Union[Problem, Workload]
 
@@ -133,12 +133,23 @@ def _allowed(problem: ProblemLike, dominance: bool) -> list[list[Placement]]:
         out.append(ps)
     return out
 
-def _symmetry(m: cp_model.CpModel, problem: ProblemLike, x: dict) -> None:
+class OutOfTime(Exception):
+    """The deadline passed while a model was being built (the caller keeps what it has)."""
+
+
+def _on_time(deadline: Deadline | None) -> None:
+    if deadline is not None and deadline.expired():
+        raise OutOfTime
+
+
+def _symmetry(m: cp_model.CpModel, problem: ProblemLike, x: dict, deadline: Deadline | None = None) -> None:
     """The lowest-indexed task placed in a symmetric pair of subtrees lies in the left one."""
     n = problem.n
     for left, right in problem.gpu.symmetric_subtrees():
         lk = [q.key() for q in left]
         for i in range(n):
+            if i % 64 == 0:  # its rows grow as n^2: building them takes seconds at n = 1000
+                _on_time(deadline)
             for kb in (q.key() for q in right):
                 if (i, kb) in x:
                     earlier = [x[j, ka] for j in range(i) for ka in lk if (j, ka) in x]
@@ -146,7 +157,8 @@ def _symmetry(m: cp_model.CpModel, problem: ProblemLike, x: dict) -> None:
 
 @known_options
 def build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar: bool, symmetry: bool,
-          redundant: bool, dominance: bool, relaxation: bool = False, converge: bool = False) -> Model:
+          redundant: bool, dominance: bool, relaxation: bool = False, converge: bool = False,
+          deadline: Deadline | None = None) -> Model:
     """The laminar, interval or session model in units of ``scale``, minimising the makespan.
 
     Parameters
@@ -167,6 +179,9 @@ def build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar:
         The laminar assignment relaxation of the session model instead (used
         only for its bound, :mod:`milp.mig_cpsat_relax`); ``converge`` adds
         its convergence rows (:func:`_convergence_cuts`).
+    deadline
+        Raise :class:`OutOfTime` when it passes during the build (the session
+        model takes seconds to build at large n); ``None``: no limit.
 
     Examples
     --------
@@ -198,11 +213,13 @@ def build(problem: ProblemLike, scale: Scale, lb: int, horizon: int, *, laminar:
         m.minimize(makespan)
         return Model(m, makespan, {}, x, {}, horizon)
     start, x, dur, task_iv = _intervals(m, problem, scale, allowed, makespan, horizon, redundant)
+    _on_time(deadline)
     if symmetry:
-        _symmetry(m, problem, x)
+        _symmetry(m, problem, x, deadline)
     slots: dict[tuple[int, int], list] = {}
     if reconf:
         _add_sessions(m, problem, scale, x, dur, task_iv, makespan, horizon, tc, td, redundant, slots)
+        _on_time(deadline)
     m.minimize(makespan)
     return Model(m, makespan, start, x, slots, horizon)
 

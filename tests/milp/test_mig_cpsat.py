@@ -543,3 +543,36 @@ def test_an_unproven_laminar_model_hands_its_bound_to_the_default_search():
     one = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=2, workers=1)
     _check(p, one, reconf=False)
     assert len(one.info["runs"]) == 1
+
+
+def test_the_session_model_build_stops_at_the_deadline():
+    # the build of a large session model takes seconds; a solve whose time is out must not build it to the end
+    import time
+
+    from instances.options import Deadline
+    from milp.mig_cpsat_model import OutOfTime, build
+    from milp.mig_cpsat_scale import Scale
+
+    p = mig.generate(n=60, gpu="A100", seed=3)
+    deadline = Deadline(0.001)
+    time.sleep(0.01)
+    with pytest.raises(OutOfTime):
+        build(p, Scale.of(p, 16.0), 0, 10 ** 6, laminar=False, symmetry=True, redundant=True, dominance=True,
+              deadline=deadline)
+    built = build(p, Scale.of(p, 16.0), 0, 10 ** 6, laminar=False, symmetry=True, redundant=True, dominance=True)
+    assert len(built.start) == 60
+
+
+def test_a_solve_out_of_time_before_the_session_model_keeps_the_contract(monkeypatch):
+    # the deadline passing during the build: the best schedule and bound known so far, checked
+    from milp import mig_cpsat_model
+
+    def late(*args, **kwargs):
+        raise mig_cpsat_model.OutOfTime
+
+    monkeypatch.setattr("milp.mig_cpsat.build", late)
+    p = mig.generate(n=10, gpu="A100", seed=4)
+    res = solve_optimal(p, time_limit=20, workers=2, backend="cpsat")
+    assert mig.check(p, res.schedule) == []
+    assert res.lower_bound <= res.objective * (1 + TOLERANCE)
+    assert res.info.get("stopped_before_session_model") or res.status is Status.OPTIMAL
