@@ -429,10 +429,9 @@ def uunifast_discard(n: int, total: float, caps: np.ndarray, rng: np.random.Gene
                         f"within the per-task caps after {max_tries} tries", field="utilization")
 
 
-#: Most tasks of a generated set (``instances.console.MAX_TASKS``) and the longest period or
-#: execution time (seconds, or any unit: far below the float range, so that sums stay exact enough).
+#: Most tasks of a generated set (``instances.console.MAX_TASKS``); its periods and execution times
+#: stay within the loader's :data:`MAX_TIME`.
 MAX_GENERATE_TASKS = console.MAX_TASKS
-MAX_PERIOD = 1e12
 
 
 def generate(n: int, utilization: float, sms: int = 68, prm: float = 0.5, seed: int = 0,
@@ -466,10 +465,10 @@ def generate(n: int, utilization: float, sms: int = 68, prm: float = 0.5, seed: 
     utilization = options.number(utilization, "utilization", lo=0.0, hi=float(sms) * n, above=True)
     prm = options.number(prm, "prm", lo=0.0, hi=1.0)
     deadline_factor = options.number(deadline_factor, "deadline_factor", lo=0.0, hi=1.0, above=True)
-    min_exec = options.number(min_exec, "min_exec", lo=0.0, hi=MAX_PERIOD, above=True)
+    min_exec = options.number(min_exec, "min_exec", lo=0.0, hi=MAX_TIME, above=True)
     if isinstance(periods, (str, bytes)) or not isinstance(periods, Sequence) or not periods:
         raise OptionError(f"must be a non-empty list of periods, got {periods!r}", field="periods")
-    periods = sorted(options.number(p, "periods", lo=0.0, hi=MAX_PERIOD, above=True) for p in periods)
+    periods = sorted(options.number(p, "periods", lo=0.0, hi=MAX_TIME, above=True) for p in periods)
     seed = options.seed(seed)
     rng = np.random.default_rng(seed)
     kinds = np.where(rng.random(n) <= prm, MEMORY, COMPUTE)
