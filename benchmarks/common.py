@@ -29,6 +29,7 @@ import argparse
 import contextlib
 import math
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -42,7 +43,7 @@ __all__ = ["MAX_COUNT", "MAX_SECONDS", "MAX_SEED", "MAX_TASKS", "MAX_WORKERS", "
            "Parser", "HelpFormatter", "CommandError", "integer", "integers", "number", "count", "count_or_zero",
            "seed", "workers", "seconds", "fraction", "comma_choices", "output_dir", "output_file", "image_file",
            "writing", "prepare_dir", "progress", "markdown_table", "add_quiet", "add_markdown", "fmt", "run_cli",
-           "exit_status", "error_line", "description", "COMMANDS"]
+           "exit_status", "error_line", "description", "command_names", "commands"]
 
 
 def run_cli(main, *, prog: str | None = None, errors: tuple[type[BaseException], ...] = ()):
@@ -227,9 +228,23 @@ def fmt(x: float | None, spec: str = ".3f", missing: str = "-") -> str:
 #: rows of milp_speed, ...): CP-SAT builds the model of 1,000 MIG tasks in about 20 s on a 2-core machine.
 MAX_EXACT_TASKS = 1000
 
-#: The benchmark commands, for the modules of helpers that ``python -m`` might be pointed at.
-COMMANDS = ("python -m benchmarks.X --help, X one of compare, paper, far_speed, milp_speed, mig_pyomo, hetero, "
-            "orlib, pairing, realtime, case, robustness, mig_colgen, report")
+def command_names() -> list[str]:
+    """The package's commands: every module of ``benchmarks`` that defines its own ``main``.
+
+    Read from the sources, not imported (this module is imported by them).
+
+    Examples
+    --------
+    >>> {"compare", "paper", "report"} <= set(command_names()) and "common" not in command_names()
+    True
+    """
+    return sorted(f.stem for f in Path(__file__).parent.glob("*.py")
+                  if not f.stem.startswith("_") and re.search(r"^def main\(", f.read_text(encoding="utf-8"), re.M))
+
+
+def commands() -> str:
+    """Which modules are commands, for the helper modules ``python -m`` might be pointed at."""
+    return f"python -m benchmarks.X --help, X one of {', '.join(command_names())}"
 
 
 def description(doc: str | None, default_run: str | None = None) -> str:
@@ -261,4 +276,4 @@ def add_markdown(parser: argparse.ArgumentParser) -> None:
 
 
 if __name__ == "__main__":
-    not_a_command("python -m benchmarks.common", COMMANDS)
+    not_a_command("python -m benchmarks.common", commands())

@@ -544,6 +544,6 @@ def _unreachable(address: str, timeout: float = 5.0) -> str | None:
 
 
 if __name__ == "__main__":
-    from benchmarks.common import COMMANDS, not_a_command
+    from benchmarks.common import commands, not_a_command
 
-    not_a_command("python -m benchmarks.executor", COMMANDS)
+    not_a_command("python -m benchmarks.executor", commands())

@@ -24,45 +24,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarks.common import command_names
 from instances import console
 
 ROOT = Path(__file__).resolve().parents[1]
-
-def _benchmark_commands() -> list[str]:
-    """Every module of ``benchmarks`` with a ``main``: the package's commands, found, not listed."""
-    import pkgutil
-
-    import benchmarks
-
-    found = []
-    for info in pkgutil.iter_modules(benchmarks.__path__):
-        if info.name.startswith("_"):
-            continue
-        text = (ROOT / "benchmarks" / f"{info.name}.py").read_text()
-        if re.search(r"^def main\(", text, re.M):
-            found.append(info.name)
-    return sorted(found)
-
 
 #: Every command: module name -> the module holding its ``main``.
 COMMANDS = {
     "instances.mig": "instances.mig",
     "instances.mig_execution": "instances.mig_execution",
     "heuristics.far": "heuristics.far_cli",
-    **{f"benchmarks.{m}": f"benchmarks.{m}" for m in _benchmark_commands()},
+    **{f"benchmarks.{m}": f"benchmarks.{m}" for m in command_names()},
 }
-
-
-def _help_text(module: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
-        importlib.import_module(module).main(["--help"])
-    return out.getvalue()
-
-
-#: The benchmarks whose work runs through ``benchmarks.executor``: those with ``--executor``.
-WITH_EXECUTOR = [m[len("benchmarks."):] for m in sorted(COMMANDS)
-                 if m.startswith("benchmarks.") and "--executor" in _help_text(COMMANDS[m])]
 
 
 def run(command: str, argv: list[str]) -> tuple[int, str, str]:
@@ -75,6 +48,11 @@ def run(command: str, argv: list[str]) -> tuple[int, str, str]:
         except SystemExit as exc:  # argparse
             rc = exc.code
     return rc, out.getvalue(), err.getvalue()
+
+
+#: The benchmarks whose work runs through ``benchmarks.executor``: those with ``--executor``.
+WITH_EXECUTOR = [m[len("benchmarks."):] for m in sorted(COMMANDS)
+                 if m.startswith("benchmarks.") and "--executor" in run(m, ["--help"])[1]]
 
 
 def assert_one_error(command: str, rc: int, err: str, needle: str = "") -> None:
@@ -415,10 +393,3 @@ def test_number_reads_every_float_it_prints(value, span):
 def test_names_with_commas_survive_a_comma_list(names):
     parenthesised = [n for n in names if "(" in n or "," not in n]
     assert console.split_names(",".join(parenthesised)) == parenthesised
-
-
-def test_python_m_benchmarks_names_every_command():
-    from benchmarks.common import COMMANDS as NAMED
-
-    named = set(re.findall(r"\w+", NAMED.split("X one of", 1)[1]))
-    assert named == set(_benchmark_commands())

@@ -212,27 +212,19 @@ def test_a_local_worker_that_dies_fails_its_own_task_only():
 
 
 def _command_modules() -> dict[str, str]:
-    """Every benchmark command (a module of ``benchmarks`` with its own ``main``) and its ``--help``, found
-    by walking the package, not listed."""
+    """Every benchmark command (``benchmarks.common.command_names``: found, not listed) and its ``--help``."""
     import contextlib
     import importlib
     import io
-    import pkgutil
 
-    import benchmarks
+    from benchmarks.common import command_names
 
     found = {}
-    for info in pkgutil.iter_modules(benchmarks.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"benchmarks.{info.name}")
-        main = getattr(module, "main", None)
-        if not callable(main) or main.__module__ != module.__name__:
-            continue
+    for name in command_names():
         text = io.StringIO()
         with contextlib.redirect_stdout(text), pytest.raises(SystemExit):
-            main(["--help"])
-        found[info.name] = text.getvalue()
+            importlib.import_module(f"benchmarks.{name}").main(["--help"])
+        found[name] = text.getvalue()
     return found
 
 
