@@ -367,3 +367,14 @@ class Deadline:
 
     def expired(self) -> bool:
         return self.at is not None and time.perf_counter() >= self.at
+
+    def share(self, fraction: float) -> "Deadline":
+        """A new budget of ``fraction`` of the time left (no limit when this one has none).
+
+        >>> Deadline(None).share(0.25).remaining() is None
+        True
+        >>> 0.0 < Deadline(8.0).share(0.25).remaining() <= 2.0
+        True
+        """
+        left = self.remaining()
+        return Deadline(None if left is None else left * fraction)

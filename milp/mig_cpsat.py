@@ -152,8 +152,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
             own = {st.task: st.placement for st in (hint if fix_assignment else best).tasks}
             if not fix_assignment:
                 # a quarter of the time at most: its swaps are quadratic in n, and the relaxation needs the rest
-                own = improve_assignment(problem, own, Deadline(deadline.remaining() / 4)
-                                         if deadline.remaining() is not None else deadline)
+                own = improve_assignment(problem, own, deadline.share(1 / 4))
             master, master_run = solve_relaxation(problem, scale, lb_units, horizon, deadline, relax_time,
                                                    workers, seed, symmetry, info, share=relax_share)
             lb_units, assignment = master_run.units, master_run.assignment
@@ -200,7 +199,7 @@ def solve_cpsat(problem: ProblemLike, *, deadline: Deadline, incumbent: mig.Sche
                 # the best schedule so far (at first the re-timed hint), in the symmetry-broken form
                 shown = best if fix_assignment or not symmetry else canonical(problem, best)
                 cpsat.set_hints(built.model, hints(built, problem, shown, scale))
-            limit = deadline if share == 1.0 else Deadline(deadline.remaining() * share)
+            limit = deadline if share == 1.0 else deadline.share(share)
             run = cpsat.run(built.model, time_limit=limit, workers=workers, seed=seed, log=log,
                             parameters=parameters)
             if run.status == "INFEASIBLE":

@@ -67,8 +67,7 @@ def deletion_filter(problem: Problem, assignment: dict[str, Placement], target: 
             load[k] += t.times[assignment[t.name].size]
     order = sorted(problem.tasks, key=lambda t: (max(load[k] for k in assignment[t.name].slices), t.name))
     kept = {t.name for t in problem.tasks}
-    remaining = deadline.remaining()
-    budget = Deadline(None if remaining is None else remaining / 4)
+    budget = deadline.share(1 / 4)
     for t in order:
         if budget.expired():
             break
