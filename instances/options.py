@@ -263,8 +263,7 @@ def _arg_checker(func: Callable[..., Any], where: str) -> Callable[[tuple, dict]
 def typed(func: F) -> F:
     """Decorate a public function so that a first argument of the wrong type is one :class:`ArgumentTypeError`.
 
-    Every parameter named ``problem``, ``schedule`` or ``workload`` and
-    annotated with classes (``HeteroProblem``, ``Problem | Workload``) is
+    Every parameter named as in :data:`TYPED_FIRST` and annotated with classes (``HeteroProblem``, ``Problem | Workload``) is
     checked with :func:`expect` on every call (one ``isinstance`` each), so
     ``check(problem, "schedule.json")`` fails with one line naming the
     argument. :func:`known_options` does the same; use this on functions that
@@ -302,8 +301,8 @@ def known_options(func: F) -> F:
     option, whichever function gets it (functions that take ``**options``
     call :func:`no_unknown` instead). Keywords the function declares pass
     through untouched, at the cost of one set lookup each. Parameters named
-    ``problem``, ``schedule`` or ``workload`` are checked against their
-    annotations as :func:`typed` does.
+    as in :data:`TYPED_FIRST` (``problem``, ``schedule``, ``workload``, ...)
+    are checked against their annotations as :func:`typed` does.
 
     Examples
     --------
