@@ -5,7 +5,7 @@ import math
 import time
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from heuristics import case as sim
@@ -45,7 +45,13 @@ def assert_contract(w, r, rules="case"):
 @given(cfg=st.sampled_from("AD"), ratio=st.sampled_from(["1:0", "1:1", "1:4", "0:1"]), n=st.integers(1, 6),
        seed=st.integers(0, 10**6), scale=st.sampled_from(sorted(SCALES)), rules=st.sampled_from(["case", "slurm"]))
 def test_optimal_means_within_tolerance_and_the_bound_holds_for_every_policy(cfg, ratio, n, seed, scale, rules):
-    w = scaled(case.generate(cfg, ratio, n=n, seed=seed), SCALES[scale])
+    try:
+        w = scaled(case.generate(cfg, ratio, n=n, seed=seed), SCALES[scale])
+    except InstanceError as exc:
+        # long "huge" batches add up past what a double holds within the checker's absolute tolerance:
+        # the workload refuses them (tests/instances/test_precision.py); the contract is for the rest
+        assert "a double holds a time only to" in str(exc), exc
+        reject()
     r = solve(w, time_limit=20, rules=rules)
     assert_contract(w, r, rules)
 
