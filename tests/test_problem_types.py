@@ -14,30 +14,26 @@ wrong argument, and the test with it.
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import inspect
-import pkgutil
+from pathlib import Path
 
 import pytest
 
 from instances.errors import OptionError
 
+_spec = importlib.util.spec_from_file_location("package_walk", Path(__file__).parent / "package_walk.py")
+_walk = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_walk)
+modules = _walk.modules
+
 PACKAGES = ("instances", "bounds", "heuristics", "milp")
 FIRST = ("problem", "schedule", "workload")
 
 
-def _modules():
-    for pkg in PACKAGES:
-        package = importlib.import_module(pkg)
-        yield package
-        for info in pkgutil.iter_modules(package.__path__):
-            if info.name != "__main__":
-                yield importlib.import_module(f"{pkg}.{info.name}")
-
-
 def _public():
     found = {}
-    for module in _modules():
+    for module in modules(PACKAGES):
         for attr in getattr(module, "__all__", ()):
             obj = getattr(module, attr)
             if not inspect.isfunction(obj) or obj.__module__.split(".")[0] not in PACKAGES:
