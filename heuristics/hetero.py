@@ -455,7 +455,7 @@ def single_machine_view(problem: HeteroProblem):
 @known_options
 def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int | None = None,
         seed: int = 0, kick: tuple[int, int] | None = None, restart: int | None = None,
-        compound: bool = True) -> Schedule:
+        compound: bool = True, start: Schedule | None = None) -> Schedule:
     """Iterated local search for total weighted tardiness (see the module docstring).
 
     On one machine with a common arrival this runs
@@ -475,7 +475,10 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     random permutation of a window of ``kick = (lo, hi)`` consecutive
     tokens of the incumbent; the new local optimum is accepted when it is no
     worse (so plateaus are crossed); after ``restart`` iterations
-    without a new best, the walk restarts from the best. Stops at
+    without a new best, the walk restarts from the best. A feasible
+    ``start`` schedule (on several GPUs or with arrivals) is the only
+    starting solution instead (a walk from a given schedule, e.g. a rounded
+    LP solution). Stops at
     ``max_iter`` iterations or ``time_limit`` seconds (whichever comes first;
     with ``time_limit=None`` the run is deterministic for a seed), or when
     the objective is 0.
@@ -510,7 +513,12 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
         return evaluate_sequences(problem, [[] for _ in range(problem.m)])
     best_tour, best_cost = None, math.inf
     starts = {}
-    for order in _priority_orders(problem):
+    if start is not None:
+        if not isinstance(start, Schedule):
+            raise OptionError(f"must be a Schedule, got {type(start).__name__}", field="start")
+        seqs = start.sequences(problem)
+        starts[tuple(map(tuple, seqs))] = (seqs, objective(problem, seqs))
+    for order in [] if start is not None else _priority_orders(problem):
         seqs, f = _list_sequences(problem, order, "eft")
         key = tuple(map(tuple, seqs))
         if key not in starts:

@@ -9,11 +9,13 @@ Backends of :func:`solve` (``backend=``):
 - ``"ssdp"``: successive sublimation dynamic programming for one machine
   (:mod:`milp.hetero_ssdp`; Tanaka, Fujikuma & Araki 2009), by far the
   strongest method where it applies.
-- ``"colgen"``: the root of a branch-and-price over the arc-time-indexed
-  formulation (:mod:`milp.hetero_colgen`: the column-generation bound of
-  :mod:`bounds.hetero_colgen`, restricted-master schedules, ILS walks) with
-  most of the budget; where its gap stays open, ``"cpsat"`` with that bound
-  and the best schedule for the rest.
+- ``"colgen"``: branch-and-price over the arc-time-indexed formulation:
+  the root (:mod:`milp.hetero_colgen`: the column-generation bound of
+  :mod:`bounds.hetero_colgen` and a restricted-master schedule), then the
+  tree of :mod:`milp.hetero_bnp` for the rest of the budget where the grid
+  holds the data exactly (always for the generator's data); elsewhere ILS
+  walks at the root and ``"cpsat"`` with its bound and best schedule for
+  the rest.
 - ``"cpsat"``: OR-Tools CP-SAT. One optional fixed-size interval per task and
   eligible GPU (presence = ``x_ij``), one no-overlap constraint per GPU,
   exactly one present interval per task, ``s_i >= a_i``, tardiness
@@ -445,11 +447,21 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
         seqs_hint = hint_sched.sequences(problem)
     hint_sched, hint_obj = _checked(problem, seqs_hint, "warm start")
     if backend == "colgen":
+        from milp import hetero_bnp
         from milp.hetero_colgen import root
 
-        best_sched, lb, info = root(problem, hint_sched, dl, share=COLGEN_SHARE, log=log, seed=seed)
+        best_sched, lb, info, last = root(problem, hint_sched, dl, share=COLGEN_SHARE, log=log, seed=seed,
+                                          tree=True)
         seqs_hint = best_sched.sequences(problem)
         hint_sched, hint_obj = _checked(problem, seqs_hint, "column generation")
+        if not info["proved"] and not dl.expired() and hetero_bnp.applies(last):
+            best_sched, tree_lb, tinfo = hetero_bnp.branch_and_price(problem, hint_sched, last, dl, log=log,
+                                                                     seed=seed)
+            info.update({"tree_" + k: v for k, v in tinfo.items()})
+            lb = max(lb, tree_lb)
+            seqs_hint = best_sched.sequences(problem)
+            hint_sched, hint_obj = _checked(problem, seqs_hint, "branch-and-price")
+            info["proved"] = tinfo["proved"]
         if info["proved"] or dl.expired():
             return Result.from_bounds(hint_obj, lb, schedule=hint_sched, runtime=dl.elapsed(), backend=backend,
                                       info=info)

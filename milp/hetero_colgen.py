@@ -14,9 +14,13 @@ arc-time-indexed formulation for parallel machine scheduling problems", 2010):
    longer ILS walk (:func:`heuristics.hetero.ils`, another seed) is tried;
 
 until the bound meets the incumbent (proven optimal), nothing improves, or
-the budget ends. Where the root gap stays open, :func:`milp.hetero.solve`
-passes the bound and the best schedule to CP-SAT for the rest of the time
-(there is no branching here).
+the budget ends. With ``tree=True`` the root stops after the first
+converged column generation and its restricted master when the grid is
+exact: :func:`milp.hetero_bnp.branch_and_price` continues from the
+returned :class:`~bounds.hetero_colgen.ColgenBound` (its columns, prices
+and grid), and its node roundings take the place of the ILS walks. Where
+the tree does not apply, :func:`milp.hetero.solve` passes the bound and the
+best schedule to CP-SAT for the rest of the time.
 
 Examples
 --------
@@ -24,7 +28,7 @@ Examples
 >>> from instances.options import Deadline
 >>> from heuristics.hetero import greedy
 >>> pb = hetero.generate(10, seed=3)
->>> sched, lb, info = root(pb, greedy(pb), Deadline(60))
+>>> sched, lb, info, last = root(pb, greedy(pb), Deadline(60))
 >>> info["proved"], hetero.weighted_tardiness(pb, sched) - lb < 1e-6
 (True, True)
 """
@@ -37,7 +41,7 @@ from typing import Any
 import highspy
 import numpy as np
 
-from bounds.hetero_colgen import colgen_bound
+from bounds.hetero_colgen import ColgenBound, colgen_bound
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances import options as opt
 from instances.options import Deadline, known_options
@@ -112,18 +116,19 @@ def restricted_master(problem: HeteroProblem, pool, time_limit: float | None) ->
 
 @known_options
 def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.0,
-         log: bool = False, seed: int = 0) -> tuple[Schedule, float, dict[str, Any]]:
+         log: bool = False, seed: int = 0, tree: bool = False
+         ) -> tuple[Schedule, float, dict[str, Any], ColgenBound | None]:
     """Bound and improve ``hint`` at the root (see the module docstring) within ``share`` of ``dl``'s budget.
 
-    Returns ``(best schedule, lower bound valid for the user's data, info)``;
+    Returns ``(best schedule, lower bound valid for the user's data, info, last column generation)``;
     ``info["proved"]``: the bound meets the schedule's cost. The schedule is
-    ``hint`` where nothing better was found.
+    ``hint`` where nothing better was found. ``tree``: stop early for a branch-and-price (module docstring).
     """
     seed = opt.seed(seed, allow_none=False)
     rem = dl.remaining()
     end = None if rem is None else dl.at - rem + share * rem
     best, best_obj = hint, weighted_tardiness(problem, hint)
-    lb, pool, info, tries = 0.0, None, {"rounds": 0, "proved": False}, 0
+    lb, pool, info, tries, last = 0.0, None, {"rounds": 0, "proved": False}, 0, None
     while True:
         left = None if end is None else end - time.perf_counter()
         if left is not None and left <= 0.05:
@@ -131,6 +136,7 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
         res = colgen_bound(problem, best, time_limit=left, pool=pool)
         if res is None:
             break
+        last = res
         info["rounds"] += 1
         info.setdefault("first_bound", res.bound)
         info.update(res.info)
@@ -152,7 +158,10 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
         info["restricted_master"] = obj
         if obj < best_obj - 1e-9 * max(1.0, best_obj):
             best, best_obj = sched, obj
-            continue
+            if not (tree and res.grid.exact):
+                continue
+        if tree and res.grid.exact:
+            break       # the branch-and-price goes on from these columns, with the better incumbent
         if tries >= ILS_TRIES:
             break
         # the columns hold no better schedule: a longer ILS walk from another seed, then bound again
@@ -170,4 +179,4 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
         break
     info["bound_value"] = lb
     info["bound"] = "column generation"
-    return best, lb, info
+    return best, lb, info, last

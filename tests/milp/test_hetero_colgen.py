@@ -56,7 +56,7 @@ def test_restricted_master_builds_a_checked_schedule_no_worse_than_its_columns()
 def test_root_never_returns_a_worse_schedule_and_its_bound_stays_below():
     pb = hetero.generate(18, seed=22)
     start = fifo(pb)
-    sched, lb, info = root(pb, start, Deadline(30))
+    sched, lb, info, _ = root(pb, start, Deadline(30))
     opt = solve_optimal(pb, backend="cpsat", time_limit=120)
     assert opt.proven
     assert hetero.weighted_tardiness(pb, sched) <= hetero.weighted_tardiness(pb, start) + 1e-6

@@ -1,0 +1,524 @@
+"""Branch-and-price for weighted tardiness on heterogeneous GPUs (arc-time-indexed formulation).
+
+The tree on top of the column-generation root of :mod:`milp.hetero_colgen`
+(Pessoa, Uchoa, Poggi de Aragão and Rodrigues, "Exact algorithm over an
+arc-time-indexed formulation for parallel machine scheduling problems", 2010,
+Sec. 4: branching on the master's variables through the pricing network).
+Every node is the master LP of :mod:`bounds.hetero_colgen` restricted by its
+branching decisions, solved by column generation with the pricing of
+:mod:`bounds.hetero_pricing`:
+
+* a decision removes completions ``(t, task)`` from the pricing networks
+  (the classes' ``alive`` masks): "task ``i`` runs on class ``k``" removes
+  its completions on the other classes, "not on ``k``" those on ``k``,
+  "``C_i <= t``" and "``C_i > t``" those after / up to ``t``. Each child's
+  pseudo-schedules are those of its parent that keep the decision, and
+  every schedule of the parent satisfies one child's decision, so the
+  children's bounds together bound the parent's schedules;
+* the node bound is the best Lagrangian value ``L(pi)`` over its pricing
+  passes (as at the root, valid at every pass, never the unconverged LP),
+  and at least the parent's; a node is closed once it reaches the
+  incumbent less one cost unit (costs are integers on an exact grid);
+* columns live in one master LP for the whole tree: a node bounds the
+  columns its decisions or its reduced-cost fixing exclude to 0, and
+  one artificial column per task (cost far above any schedule) keeps
+  every node's master feasible;
+* branching, on the LP solution ``lambda`` at convergence: the task whose
+  class assignment ``x_ik = sum lambda`` is the most fractional; when every
+  task is on one class, the heaviest task whose completion differs between
+  columns, split at its lambda-weighted mean completion. Best bound first,
+  deeper nodes first among equal bounds;
+* schedules: each node's LP is rounded (every task on its class of largest
+  ``x_ik``, in the order of its mean completion) and improved by a short
+  local search (:func:`heuristics.hetero.ils` from that start); a better
+  schedule tightens the pruning of every open node.
+
+Only exact grids are branched (the generator's data always are): there a
+completion window in user time is a window of grid steps.
+
+Examples
+--------
+>>> from instances import hetero
+>>> from instances.options import Deadline
+>>> from heuristics.hetero import fifo
+>>> from bounds.hetero_colgen import colgen_bound
+>>> pb = hetero.generate(12, seed=5)
+>>> root = colgen_bound(pb, fifo(pb), time_limit=30)
+>>> sched, lb, info = branch_and_price(pb, fifo(pb), root, Deadline(60))
+>>> info["proved"], abs(hetero.weighted_tardiness(pb, sched) - lb) < 1e-6
+(True, True)
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import highspy
+import numpy as np
+
+from bounds.hetero_colgen import ColgenBound, Grid
+from bounds.hetero_pricing import backward, columns, forward
+from instances import options as opt
+from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
+from instances.options import Deadline, known_options
+
+__all__ = ["branch_and_price", "applies"]
+
+#: Columns added per class and pricing pass.
+PER_CLASS = 12
+#: Starting weight of the best prices in the smoothed prices (Wentges), as at the root.
+SMOOTHING = 0.5
+#: Seconds of local search from each node's rounded LP solution.
+ROUNDING_SECONDS = 0.15
+#: Tolerance on LP values (model cost units are integers).
+EPS = 1e-6
+
+
+@known_options
+def applies(root: ColgenBound | None) -> bool:
+    """Whether the tree can continue from ``root``: its grid exists and holds the data exactly."""
+    return root is not None and root.grid is not None and root.grid.exact
+
+
+class _Class:
+    """One class of identical GPUs on its grid: local tasks, data, the completions the root allows."""
+
+    def __init__(self, g: Grid, gpus: list[int], row: int):
+        j = gpus[0]
+        self.gpus, self.m, self.row = gpus, len(gpus), row
+        self.tasks = np.flatnonzero(g.eligible[:, j])         # model task indices
+        self.local = np.full(len(g.tasks), -1, np.int64)
+        self.local[self.tasks] = np.arange(len(self.tasks))
+        self.P, self.A, self.D = g.P[self.tasks, j], g.A[self.tasks, j], g.D[self.tasks, j]
+        self.W = g.Wj[self.tasks, j]
+        Lst = g.Lst[self.tasks, j]
+        H = int(max(1, Lst.max()))
+        t = np.arange(H + 1)[:, None]
+        self.alive = (t >= (self.A + self.P)[None, :]) & (t <= Lst[None, :])
+        self.time = np.arange(H + 1) / g.Rj[j]                 # user time of each grid step (exact grid)
+        self.work: dict = {}
+
+    def retime(self, ks) -> tuple[np.ndarray, float]:
+        """Semi-active completions of a sequence of local tasks on this grid, and its model cost."""
+        t, ts, cost = 0, [], 0.0
+        for k in ks:
+            t = max(t, int(self.A[k])) + int(self.P[k])
+            ts.append(t)
+            cost += float(self.W[k] * max(0, t - self.D[k]))
+        return np.asarray(ts, np.int64), cost
+
+
+@dataclass(order=True)
+class _Node:
+    """An open node: its bound (model units), then deeper first, then creation order."""
+
+    bound: float
+    neg_depth: int
+    serial: int
+    allowed: np.ndarray = field(compare=False)     # (tasks, classes): the task may run on the class
+    lo: np.ndarray = field(compare=False)          # the task completes after lo (user time)
+    hi: np.ndarray = field(compare=False)          # ... and by hi
+    prices: np.ndarray = field(compare=False)
+
+
+class _Master:
+    """The master LP of the whole tree: artificial columns ``0..n-1``, then the pool's columns."""
+
+    def __init__(self, n: int, classes: list[_Class], big: float):
+        self.n, self.classes = n, classes
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        inf = highspy.kHighsInf
+        K = len(classes)
+        lo = np.concatenate([np.ones(n), np.full(K, -inf)])
+        hi = np.concatenate([np.ones(n), [float(c.m) for c in classes]])
+        h.addRows(n + K, lo, hi, 0, np.zeros(n + K, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        h.addCols(n, np.full(n, big), np.zeros(n), np.full(n, inf), n, np.arange(n, dtype=np.int32),
+                  np.arange(n, dtype=np.int32), np.ones(n))
+        self.h = h
+        self.cls: list[int] = []                 # class row of each pool column
+        self.ks: list[np.ndarray] = []           # local tasks
+        self.ts: list[np.ndarray] = []           # grid completions
+        self.cost: list[float] = []
+        self.keys: set = set()
+        self._flat: tuple | None = None
+        self.upper = np.zeros(0)                 # current column upper bounds (pool columns)
+
+    def add(self, cols: list[tuple[int, np.ndarray, np.ndarray, float]]) -> int:
+        """Add columns ``(class row, local tasks, completions, cost)`` not yet in the pool; how many."""
+        starts, idx, vals, costs = [], [], [], []
+        for r, ks, ts, cost in cols:
+            key = (r, tuple(ks.tolist()), tuple(ts.tolist()))
+            if key in self.keys:
+                continue
+            self.keys.add(key)
+            c = self.classes[r]
+            self.cls.append(r)
+            self.ks.append(ks)
+            self.ts.append(ts)
+            self.cost.append(cost)
+            starts.append(len(idx))
+            u, k = np.unique(c.tasks[ks], return_counts=True)
+            idx.extend(u.tolist() + [self.n + r])
+            vals.extend(k.astype(float).tolist() + [1.0])
+            costs.append(cost)
+        m = len(costs)
+        if m:
+            self.h.addCols(m, np.asarray(costs, float), np.zeros(m), np.full(m, highspy.kHighsInf), len(idx),
+                           np.asarray(starts, np.int32), np.asarray(idx, np.int32), np.asarray(vals, float))
+            self.upper = np.concatenate([self.upper, np.full(m, np.inf)])
+            self._flat = None
+        return m
+
+    def _entries(self):
+        if self._flat is None:
+            lens = np.array([len(k) for k in self.ks], np.int64)
+            col = np.repeat(np.arange(len(self.ks)), lens)
+            cls = np.repeat(np.asarray(self.cls, np.int64), lens)
+            ks = np.concatenate(self.ks) if self.ks else np.zeros(0, np.int64)
+            ts = np.concatenate(self.ts) if self.ts else np.zeros(0, np.int64)
+            self._flat = (col, cls, ks, ts)
+        return self._flat
+
+    def restrict(self, alive: list[np.ndarray]) -> None:
+        """Bound to 0 exactly the pool columns through a completion ``alive`` excludes."""
+        col, cls, ks, ts = self._entries()
+        ok = np.ones(len(col), bool)
+        for c, al in zip(self.classes, alive):
+            sel = cls == c.row
+            t = ts[sel]
+            inside = t < al.shape[0]
+            good = np.zeros(len(t), bool)
+            good[inside] = al[t[inside], ks[sel][inside]]
+            ok[sel] = good
+        bad = np.bincount(col[~ok], minlength=len(self.ks)) > 0
+        upper = np.where(bad, 0.0, np.inf)
+        changed = np.flatnonzero(upper != self.upper)
+        if len(changed):
+            self.h.changeColsBounds(len(changed), (changed + self.n).astype(np.int32), np.zeros(len(changed)),
+                                    np.where(upper[changed] > 0, highspy.kHighsInf, 0.0))
+            self.upper = upper
+
+    def solve(self) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+        self.h.run()
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"branch-and-price master LP: {self.h.getModelStatus()}")
+        sol = self.h.getSolution()
+        dual = np.asarray(sol.row_dual, dtype=float)
+        x = np.asarray(sol.col_value, dtype=float)
+        return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:], x
+
+
+class _Tree:
+    """State of one branch-and-price run (see the module docstring)."""
+
+    def __init__(self, problem: HeteroProblem, g: Grid, incumbent: Schedule, seed: int, log: bool):
+        self.problem, self.g, self.log, self.seed = problem, g, log, seed
+        self.n = len(g.tasks)
+        groups: dict[tuple, list[int]] = {}
+        for j, gpu in enumerate(problem.gpus):
+            if g.eligible[:, j].any():
+                groups.setdefault((gpu.speed, gpu.memory), []).append(j)
+        self.classes = [_Class(g, gpus, r) for r, gpus in enumerate(groups.values())]
+        self.best, self.best_obj = incumbent, weighted_tardiness(problem, incumbent)
+        self.ub = self._model_cost(self.best_obj)
+        big = 10.0 * max(self.ub, 1.0) + 1e6
+        self.master = _Master(self.n, self.classes, big)
+        self.nodes = 0
+        self.roundings = 0
+
+    def _model_cost(self, user: float) -> float:
+        return float(round(user * self.g.scale))
+
+    # -- columns -------------------------------------------------------------------------------------------------
+    def add_schedule(self, schedule: Schedule) -> None:
+        """The GPU sequences of a schedule as columns."""
+        pos = {int(t): i for i, t in enumerate(self.g.tasks)}
+        cls_of = {j: c for c in self.classes for j in c.gpus}
+        cols = []
+        for j, seq in enumerate(schedule.sequences(self.problem)):
+            if seq and j in cls_of:
+                c = cls_of[j]
+                ks = np.array([c.local[pos[int(i)]] for i in seq], np.int64)
+                ts, cost = c.retime(ks)
+                cols.append((c.row, ks, ts, cost))
+        self.master.add(cols)
+
+    def add_pool(self, pool) -> None:
+        """Columns ``(gpus, problem tasks, cost)`` as :attr:`ColgenBound.pool` gives them (re-timed)."""
+        by_gpus = {tuple(c.gpus): c for c in self.classes}
+        pos = {int(t): i for i, t in enumerate(self.g.tasks)}
+        cols = []
+        for gpus, seq, _ in pool:
+            c = by_gpus.get(tuple(gpus))
+            if c is None or any(int(i) not in pos or c.local[pos[int(i)]] < 0 for i in seq):
+                continue
+            ks = np.array([c.local[pos[int(i)]] for i in seq], np.int64)
+            ts, cost = c.retime(ks)
+            cols.append((c.row, ks, ts, cost))
+        self.master.add(cols)
+
+    # -- one node --------------------------------------------------------------------------------------------------
+    def node_alive(self, node: _Node) -> list[np.ndarray]:
+        out = []
+        for c in self.classes:
+            t = c.time[:, None]
+            lo, hi = node.lo[c.tasks][None, :], node.hi[c.tasks][None, :]
+            al = c.alive & node.allowed[c.tasks, c.row][None, :] & (t > lo + 1e-9) & (t <= hi + 1e-9)
+            out.append(self._shrink(al))
+        return out
+
+    @staticmethod
+    def _shrink(al: np.ndarray) -> np.ndarray:
+        rows = np.flatnonzero(al.any(axis=1))
+        H = max(1, int(rows[-1]) if len(rows) else 1)
+        return np.ascontiguousarray(al[:H + 1])
+
+    def price(self, pi: np.ndarray, alive: list[np.ndarray]):
+        total, labs = float(pi.sum()), []
+        for c, al in zip(self.classes, alive):
+            lab = forward(c.P, c.A, al, c.W, c.D, pi[c.tasks], c.work)
+            total += c.m * lab.value
+            labs.append(lab)
+        return total, labs
+
+    def fix(self, pi: np.ndarray, L: float, labs, alive: list[np.ndarray]) -> int:
+        """Reduced-cost fixing inside the node (as at the root, against the incumbent less one unit)."""
+        theta = self.ub - 1
+        removed = 0
+        for q, (c, lab) in enumerate(zip(self.classes, labs)):
+            al = alive[q]
+            through = lab.df1[:al.shape[0], :len(c.tasks)] + backward(c.P, c.A, al, c.W, c.D, pi[c.tasks])
+            dead = al & (L - lab.value + through > theta + EPS * max(1.0, abs(theta)))
+            removed += int(dead.sum())
+            alive[q] = self._shrink(al & ~dead)
+        return removed
+
+    def process(self, node: _Node, dl: Deadline):
+        """Column generation at ``node``: ``(state, bound, prices, x)``, state ``"closed"`` (bound reaches the
+        incumbent), ``"time"`` or ``"converged"`` (``x`` the LP solution then)."""
+        alive = self.node_alive(node)
+        for i in range(self.n):       # a task with no completion left on any class: no schedule here
+            if not any(c.local[i] >= 0 and al[:, c.local[i]].any() for c, al in zip(self.classes, alive)):
+                return "closed", math.inf, node.prices, None
+        self.master.restrict(alive)
+        center, best, alpha = node.prices.copy(), -math.inf, SMOOTHING
+        last_fix = None
+        while True:
+            if dl.expired():
+                return "time", max(node.bound, best), center, None
+            lp, pi_lp, sigma, x = self.master.solve()
+            pi = alpha * center + (1 - alpha) * pi_lp
+            refixed = False
+            while True:
+                total, labs = self.price(pi, alive)
+                new, grad = [], np.ones(self.n)
+                for c, lab, al in zip(self.classes, labs, alive):
+                    for q, (_, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi[c.tasks], PER_CLASS)):
+                        ks = np.array([k for k, _ in seq], np.int64)
+                        tasks = c.tasks[ks]
+                        if q == 0:
+                            np.subtract.at(grad, tasks, c.m)
+                        if cost - float(pi_lp[tasks].sum()) - sigma[c.row] < -EPS * max(1.0, abs(cost)):
+                            new.append((c.row, ks, np.array([t for _, t in seq], np.int64), cost))
+                if total > best:
+                    best, center = total, pi.copy()
+                    if best > self.ub - 1 + EPS:
+                        return "closed", max(node.bound, best), center, None
+                    if last_fix is None or best - last_fix > 0.05 * (self.ub - 1 - last_fix):
+                        last_fix = best
+                        if self.fix(pi, total, labs, alive):
+                            self.master.restrict(alive)
+                            refixed = True
+                if new or alpha == 0:
+                    break
+                alpha, pi = 0.0, pi_lp
+            if float(grad @ (pi_lp - center)) > 0:
+                alpha = max(0.0, alpha - 0.1)
+            else:
+                alpha = min(0.99, alpha + 0.1 * (1 - alpha))
+            if not new and not refixed:
+                return "converged", max(node.bound, best), center, x
+            self.master.add(new)
+
+    # -- branching and rounding --------------------------------------------------------------------------------------
+    def _support(self, x: np.ndarray):
+        """Per pool column in the LP's support: (lambda, class, model tasks, user completions)."""
+        lam = x[self.n:]
+        out = []
+        for q in np.flatnonzero(lam > EPS):
+            c = self.classes[self.master.cls[q]]
+            ks = self.master.ks[q]
+            out.append((float(lam[q]), c, c.tasks[ks], c.time[np.minimum(self.master.ts[q], len(c.time) - 1)]))
+        return out
+
+    def branch(self, node: _Node, x: np.ndarray, bound: float, prices: np.ndarray, serial: int):
+        """The two children of ``node`` (``None`` when the LP solution is integral)."""
+        supp = self._support(x)
+        K = len(self.classes)
+        share = np.zeros((self.n, K))
+        for lam, c, tasks, _ in supp:
+            np.add.at(share[:, c.row], tasks, lam)
+        top = share.max(axis=1)
+        frac = np.minimum(top, 1 - top)
+        w = self.g.W
+        child = dict(bound=bound, neg_depth=node.neg_depth - 1, prices=prices)
+        if frac.max() > EPS:
+            i = int(np.argmax(frac * (1 + w / max(w.max(), 1e-300))))
+            k = int(np.argmax(share[i]))
+            a, b = node.allowed.copy(), node.allowed.copy()
+            a[i] = False
+            a[i, k] = True
+            b[i, k] = False
+            return [_Node(serial=serial, allowed=a, lo=node.lo, hi=node.hi, **child),
+                    _Node(serial=serial + 1, allowed=b, lo=node.lo, hi=node.hi, **child)]
+        best_i, best_score, best_t = -1, EPS, 0.0
+        for i in range(self.n):
+            vals, lams = [], []
+            for lam, _, tasks, times in supp:
+                for t in times[tasks == i]:
+                    vals.append(float(t))
+                    lams.append(lam)
+            if len(vals) < 2:
+                continue
+            vals, lams = np.asarray(vals), np.asarray(lams)
+            if vals.max() - vals.min() <= 1e-9:
+                continue
+            mean = float(lams @ vals / lams.sum())
+            score = float(w[i] * (lams @ np.abs(vals - mean)) / lams.sum())
+            if score > best_score:
+                distinct = np.unique(vals)
+                best_i, best_score, best_t = i, score, float(distinct[distinct <= mean + 1e-9].max())
+        if best_i < 0:
+            return None
+        hi, lo = node.hi.copy(), node.lo.copy()
+        hi[best_i] = min(hi[best_i], best_t)
+        lo[best_i] = max(lo[best_i], best_t)
+        return [_Node(serial=serial, allowed=node.allowed, lo=node.lo, hi=hi, **child),
+                _Node(serial=serial + 1, allowed=node.allowed, lo=lo, hi=node.hi, **child)]
+
+    def round(self, x: np.ndarray, dl: Deadline) -> None:
+        """Schedule from the LP solution: each task on its class of largest share, in the order of its mean
+        completion (earliest finish among the class's GPUs), then a short local search from it."""
+        from heuristics.hetero import ils
+
+        supp = self._support(x)
+        K = len(self.classes)
+        share, when = np.zeros((self.n, K)), np.zeros(self.n)
+        for lam, c, tasks, times in supp:
+            np.add.at(share[:, c.row], tasks, lam)
+            np.add.at(when, tasks, lam * times)
+        tot = share.sum(axis=1)
+        when = when / np.where(tot > 0, tot, 1.0)
+        on = share.argmax(axis=1)
+        p = self.problem.p
+        seqs: list[list[int]] = [[] for _ in self.problem.gpus]
+        for c in self.classes:
+            free = {j: 0.0 for j in c.gpus}
+            mine = [i for i in np.argsort(when, kind="stable") if on[i] == c.row and tot[i] > 0]
+            for i in mine:
+                ip = int(self.g.tasks[i])
+                j = min(c.gpus, key=lambda jj: max(free[jj], self.problem.arrival[ip]) + p[ip, jj])
+                free[j] = max(free[j], self.problem.arrival[ip]) + p[ip, j]
+                seqs[j].append(ip)
+        placed = {i for s in seqs for i in s}
+        if len(placed) != self.n:
+            return
+        start = evaluate_sequences(self.problem, seqs)
+        if check(self.problem, start):
+            return
+        rem = dl.remaining()
+        budget = ROUNDING_SECONDS if rem is None else min(ROUNDING_SECONDS, 0.5 * rem)
+        self.roundings += 1
+        sched = ils(self.problem, time_limit=budget, start=start,
+                    seed=(self.seed + self.roundings) % (opt.MAX_SEED + 1))
+        self.offer(sched)
+
+    def offer(self, sched: Schedule) -> bool:
+        obj = weighted_tardiness(self.problem, sched)
+        if obj < self.best_obj - 1e-9 * max(1.0, self.best_obj) and not check(self.problem, sched):
+            self.best, self.best_obj = sched, obj
+            self.ub = min(self.ub, self._model_cost(obj))
+            self.add_schedule(sched)
+            return True
+        return False
+
+
+@known_options
+def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBound, dl: Deadline,
+                     log: bool = False, seed: int = 0) -> tuple[Schedule, float, dict[str, Any]]:
+    """Branch-and-price from a column-generation root (see the module docstring) until ``dl`` ends.
+
+    Parameters
+    ----------
+    incumbent
+        The best known schedule (checked).
+    root
+        :func:`bounds.hetero_colgen.colgen_bound`'s outcome on ``problem``
+        (its exact grid, columns, prices and bound are reused); see
+        :func:`applies`.
+
+    Returns
+    -------
+    (schedule, bound, info)
+        The best schedule found (``incumbent`` or better, checked), a lower
+        bound valid for the user's data (the least open node's, at least the
+        root's) and ``info`` (``proved``: no open node is left; ``nodes``).
+    """
+    seed = opt.seed(seed, allow_none=False)
+    if not applies(root):
+        raise ValueError("branch_and_price needs a root on an exact grid")
+    g = root.grid
+    tree = _Tree(problem, g, incumbent, seed, log)
+    tree.add_schedule(incumbent)
+    tree.add_pool(root.pool)
+    root_bound = math.ceil(root.bound * g.scale - EPS)
+    n, K = tree.n, len(tree.classes)
+    first = _Node(bound=float(root_bound), neg_depth=0, serial=0, allowed=np.ones((n, K), bool),
+                  lo=np.full(n, -math.inf), hi=np.full(n, math.inf),
+                  prices=np.asarray(root.prices, float) if root.prices is not None else np.zeros(n))
+    heap, serial = [first], 1
+    info: dict[str, Any] = {"nodes": 0, "max_depth": 0}
+    t0 = time.perf_counter()
+    stuck: list[float] = []       # integral LPs that are no schedule (several GPUs in a class): kept open
+    while heap:
+        node = heapq.heappop(heap)
+        if node.bound > tree.ub - 1 + EPS:
+            continue
+        state, bound, prices, x = tree.process(node, dl)
+        tree.nodes += 1
+        info["max_depth"] = max(info["max_depth"], -node.neg_depth)
+        if state == "time":
+            node.bound = bound
+            heapq.heappush(heap, node)
+            break
+        if state == "closed" or bound > tree.ub - 1 + EPS:
+            continue
+        tree.round(x, dl)
+        if bound > tree.ub - 1 + EPS:
+            continue
+        kids = tree.branch(node, x, bound, prices, serial)
+        if log:
+            print(f"node {tree.nodes}: bound {bound / g.scale:g}, incumbent {tree.best_obj:g}, open {len(heap)}, "
+                  f"columns {len(tree.master.ks)}, {time.perf_counter() - t0:.1f}s")
+        if kids is None:
+            # integral LP: with one GPU per class its columns are a schedule that the rounding has offered
+            if bound <= tree.ub - 1 + EPS:
+                stuck.append(bound)
+            continue
+        serial += 2
+        for kid in kids:
+            heapq.heappush(heap, kid)
+        if dl.expired():
+            break
+    open_bounds = [b for b in [nd.bound for nd in heap] + stuck if b <= tree.ub - 1 + EPS]
+    proved = not open_bounds
+    model_lb = float(tree.ub) if proved else max(float(root_bound), min(open_bounds))
+    lb = min(tree.best_obj, max(root.bound, model_lb / g.scale))
+    info.update(nodes=tree.nodes, proved=proved, open=len(open_bounds), columns=len(tree.master.ks),
+                roundings=tree.roundings, seconds=time.perf_counter() - t0)
+    return tree.best, lb, info
