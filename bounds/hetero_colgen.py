@@ -64,6 +64,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import highspy
+import numba
 import numpy as np
 
 from bounds.hetero_pricing import backward, columns, forward
@@ -84,6 +85,15 @@ START_SCHEDULES = 200
 DEBUG = False
 #: Weight of the best prices so far in the smoothed prices (Wentges).
 SMOOTHING = 0.5
+#: A first phase on a coarser grid (at most ``COARSE_STEPS`` steps per GPU) runs when the exact grids hold
+#: more than ``COARSE_LABELS`` (completion time, task) pairs; it gets ``COARSE_SHARE`` of the time.
+COARSE_STEPS = 1_500
+COARSE_LABELS = 10 ** 12
+#: Guessed seconds per (completion time, task) pair of a class's first pricing pass (later passes are timed).
+PASS_SECONDS = 3e-7
+COARSE_SHARE = 0.5
+#: The coarse step is at most this quantile of a GPU's run times (the tasks shorter than it are left out).
+COARSE_DROP = 0.03
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,7 @@ class Grid:
     R: float
     Rw: float
     exact: bool
+    dropped_cost: float = 0.0
 
     @property
     def scale(self) -> float:
@@ -148,17 +159,20 @@ def _exact_scale(values: np.ndarray, limit: float) -> int | None:
 
 
 @known_options
-def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid | None:
+def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS, coarse: int | None = None) -> Grid | None:
     """The grids of the problem's schedulable tasks, or ``None`` when some run time would round to 0 steps.
 
     ``ub``: the cost of a known schedule (user units), which caps the completions. The horizon is also
     capped so that a class's labels stay within :data:`MAX_LABELS` (a coarser, rounded grid beyond).
+    ``coarse``: at most this many steps per GPU's horizon, on integer scales only (run times and
+    arrivals rounded down, due dates up); tasks too short for one step of some GPU they fit are left out
+    of the model and priced at their cheapest possible cost (``dropped_cost``, user units).
     """
     tasks = np.flatnonzero(problem.eligible.any(axis=1))
     max_steps = max(1, min(max_steps, MAX_LABELS // (len(tasks) + 1)))
+    m = problem.m
     p, a = problem.p[tasks], problem.arrival[tasks]
     d, w, elig = problem.deadline[tasks], problem.weight[tasks], problem.eligible[tasks]
-    m = problem.m
     # the latest completion of a semi-active schedule on each GPU, and the incumbent's cap
     last = np.array([a[elig[:, j]].max() + p[elig[:, j], j].sum() if elig[:, j].any() else 0.0 for j in range(m)])
     with np.errstate(divide="ignore"):
@@ -168,9 +182,31 @@ def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid 
     Rj = [_exact_scale(np.concatenate([p[elig[:, j], j], a[elig[:, j]], d[elig[:, j]]]),
                        max_steps / max(horizon[j], 1e-300)) for j in range(m)]
     exact = all(r is not None for r in Rj)
+    dropped_cost = 0.0
     if exact:
         R = float(np.lcm.reduce(np.array(Rj, dtype=np.int64)))
         Rj = np.array(Rj, dtype=float)
+        if coarse:
+            # steps of k_j exact steps: the horizon within ``coarse`` steps, but no coarser than the
+            # shortest run times allow (those shorter than a step are left out)
+            k = np.ones(m)
+            for j in range(m):
+                if elig[:, j].any():
+                    P0 = np.rint(p[elig[:, j], j] * Rj[j])
+                    k[j] = max(1, min(math.ceil(horizon[j] * Rj[j] / coarse),
+                                      math.floor(np.quantile(P0, COARSE_DROP))))
+            if (k > 1).any():
+                Rj, exact = Rj / k, False
+                drop = ((np.floor(p * Rj + 1e-9) < 1) & elig).any(axis=1)
+                if drop.all():
+                    return None
+                if drop.any():
+                    # each takes at least its fastest run time from its arrival; the rest finish no
+                    # later without it
+                    ends = np.where(elig[drop], a[drop, None] + p[drop], np.inf)
+                    dropped_cost = float(np.sum(w[drop] * np.maximum(0.0, ends.min(axis=1) - d[drop])))
+                    keep = ~drop
+                    tasks, p, a, d, w, elig, lst = (x[keep] for x in (tasks, p, a, d, w, elig, lst))
     else:
         R = max_steps / max(float(horizon.max()), 1e-300)
         Rj = np.full(m, R)
@@ -184,7 +220,8 @@ def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid 
     D = np.ceil(d[:, None] * Rj - 1e-9).astype(np.int64)
     Lst = np.floor(lst * Rj + 1e-6).astype(np.int64)
     W = np.floor(w * Rw + 1e-9)
-    return Grid(tasks, P, A, D, Lst, W, W[:, None] * (R / Rj)[None, :], elig, Rj, float(R), float(Rw), bool(exact))
+    return Grid(tasks, P, A, D, Lst, W, W[:, None] * (R / Rj)[None, :], elig, Rj, float(R), float(Rw), bool(exact),
+                dropped_cost)
 
 
 @dataclass
@@ -207,6 +244,7 @@ class ColgenBound:
     grid: Grid | None = None
     pool: list[tuple[tuple[int, ...], tuple[int, ...], float]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    user_prices: np.ndarray | None = None
 
 
 class _Class:
@@ -216,6 +254,8 @@ class _Class:
         j = gpus[0]
         self.gpus, self.m, self.row = gpus, len(gpus), row
         self.tasks = np.flatnonzero(g.eligible[:, j])         # model task indices
+        self.local = np.full(len(g.tasks), -1, np.int64)      # model task -> local index
+        self.local[self.tasks] = np.arange(len(self.tasks))
         self.P, self.A, self.D = g.P[self.tasks, j], g.A[self.tasks, j], g.D[self.tasks, j]
         self.W, Lst = g.Wj[self.tasks, j], g.Lst[self.tasks, j]
         H = int(max(1, Lst.max()))
@@ -226,12 +266,10 @@ class _Class:
 
     def retime(self, ks) -> tuple[list[tuple[int, int]], float]:
         """The semi-active timing of a sequence of local tasks on this grid, and its cost."""
-        t, seq, cost = 0, [], 0.0
-        for k in ks:
-            t = max(t, int(self.A[k])) + int(self.P[k])
-            seq.append((int(k), t))
-            cost += float(self.W[k] * max(0, t - self.D[k]))
-        return seq, cost
+        ks = np.asarray(ks, np.int64)
+        ts = np.empty(len(ks), np.int64)
+        cost = _retime(self.P, self.A, self.W, self.D, ks, ts)
+        return list(zip(ks.tolist(), ts.tolist())), float(cost)
 
 
 def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[_Class]):
@@ -240,6 +278,8 @@ def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes
     cls_of = {j: c for c in classes for j in c.gpus}
     per_gpu: dict[int, list] = {}
     for x in upper.assignments:
+        if problem.index[x.task] not in pos:
+            continue        # left out of a coarse grid
         i, j = pos[problem.index[x.task]], problem.gpu_index[x.gpu]
         per_gpu.setdefault(j, []).append((i, int(math.floor(x.end * g.Rj[j] + 1e-9)), g.cost(i, j, x.end)))
     cols = []
@@ -257,7 +297,8 @@ def _schedule_prices(problem: HeteroProblem, g: Grid, upper: Schedule) -> np.nda
     pi = np.zeros(len(g.tasks))
     per_gpu: dict[int, list] = {}
     for x in upper.assignments:
-        per_gpu.setdefault(problem.gpu_index[x.gpu], []).append(x)
+        if problem.index[x.task] in pos:
+            per_gpu.setdefault(problem.gpu_index[x.gpu], []).append(x)
     for j, xs in per_gpu.items():
         late_after = 0.0
         for x in sorted(xs, key=lambda x: -x.end):
@@ -317,12 +358,51 @@ class _Master:
             self.h.changeColsBounds(len(dead), np.asarray(dead, np.int32), z, z)
         return len(dead)
 
-    def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
+    def solve(self, deadline: float | None = None) -> tuple[float | None, np.ndarray, np.ndarray]:
+        """The LP's value and duals (``None``, ...: out of time)."""
+        if deadline is not None:
+            self.h.setOptionValue("time_limit", max(1e-3, deadline - time.perf_counter()))
         self.h.run()
-        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        status = self.h.getModelStatus()
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            return None, np.zeros(0), np.zeros(0)
+        if status != highspy.HighsModelStatus.kOptimal:
             raise RuntimeError(f"master LP: {self.h.getModelStatus()}")
         dual = np.asarray(self.h.getSolution().row_dual, dtype=float)
         return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:]
+
+
+@numba.njit(cache=True)
+def _eft_lists(orders, A, P, elig, Rj, gpu_of):
+    """Earliest-finish list schedules of each order (rows of ``orders``): ``gpu_of[s, i]`` the GPU of task ``i``."""
+    S, n = orders.shape
+    m = P.shape[1]
+    avail = np.zeros(m, np.int64)
+    for s in range(S):
+        avail[:] = 0
+        for q in range(n):
+            i = orders[s, q]
+            best, bj = np.inf, -1
+            for j in range(m):
+                if elig[i, j]:
+                    fin = (max(avail[j], A[i, j]) + P[i, j]) / Rj[j]
+                    if fin < best:
+                        best, bj = fin, j
+            avail[bj] = max(avail[bj], A[i, bj]) + P[i, bj]
+            gpu_of[s, i] = bj
+
+
+@numba.njit(cache=True)
+def _retime(P, A, W, D, ks, ts):
+    """Semi-active completions ``ts`` of local tasks ``ks`` on a class's grid; their cost."""
+    t, cost = 0, 0.0
+    for q in range(len(ks)):
+        k = ks[q]
+        t = max(t, A[k]) + P[k]
+        ts[q] = t
+        if t > D[k]:
+            cost += W[k] * (t - D[k])
+    return cost
 
 
 def _list_columns(problem: HeteroProblem, g: Grid, classes: list[_Class], count: int, seed: int = 0):
@@ -331,33 +411,28 @@ def _list_columns(problem: HeteroProblem, g: Grid, classes: list[_Class], count:
     Only a richer start for the master LP (every column is a GPU's real sequence, re-timed on the grid):
     from the incumbent's columns alone the LP stays degenerate for many passes.
     """
+    if count <= 0:
+        return []
     rng = np.random.default_rng(seed)
     cls_of = {j: c for c in classes for j in c.gpus}
-    local = {id(c): {int(i): k for k, i in enumerate(c.tasks)} for c in classes}
-    gpus = sorted(cls_of)
+    gpus = np.array(sorted(cls_of))
     d = problem.deadline[g.tasks]
     spread = float(np.mean([problem.p[g.tasks, j].mean() for j in gpus]))
+    noise = rng.normal(0.0, 1.0, (count, len(d))) * (spread * rng.uniform(0.5, 4.0, count))[:, None]
+    orders = np.argsort(d[None, :] + noise, axis=1)
+    gpu_of = np.empty((count, len(d)), np.int64)
+    _eft_lists(orders, g.A[:, gpus], g.P[:, gpus], g.eligible[:, gpus], g.Rj[gpus], gpu_of)
     seen, cols = set(), []
-    for _ in range(count):
-        order = np.argsort(d + rng.normal(0.0, spread * rng.uniform(0.5, 4.0), len(d)))
-        avail = {j: 0 for j in gpus}
-        seqs: dict[int, list[int]] = {j: [] for j in gpus}
-        for i in order:
-            best, bj = math.inf, -1
-            for j in gpus:
-                if g.eligible[i, j]:
-                    fin = (max(avail[j], g.A[i, j]) + g.P[i, j]) / g.Rj[j]
-                    if fin < best:
-                        best, bj = fin, j
-            avail[bj] = max(avail[bj], g.A[i, bj]) + g.P[i, bj]
-            seqs[bj].append(int(i))
-        for j, seq in seqs.items():
-            c = cls_of[j]
-            key = (c.row, tuple(seq))
-            if seq and key not in seen:
+    for s in range(count):
+        order = orders[s]
+        placed = gpus[gpu_of[s, order]]
+        for j in gpus:
+            c = cls_of[int(j)]
+            seq = c.local[order[placed == j]]
+            key = (c.row, seq.tobytes())
+            if len(seq) and key not in seen:
                 seen.add(key)
-                timed, cost = c.retime([local[id(c)][i] for i in seq])
-                cols.append((c, timed, cost))
+                cols.append((c, *c.retime(seq)))
     return cols
 
 
@@ -380,7 +455,7 @@ def _eft(problem: HeteroProblem) -> Schedule:
 def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
                  per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
-                 pool: list | None = None) -> ColgenBound | None:
+                 pool: list | None = None, coarse: int | None = None) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -427,6 +502,35 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     g = grid(problem, ub_user, max_steps)
     if g is None:
         return None
+    start, first = list(pool or []), None
+    if coarse is None:
+        coarse = COARSE_STEPS if sum(int(g.Lst[:, j].max()) * int(g.eligible[:, j].sum())
+                                     for j in range(problem.m) if g.eligible[:, j].any()) > COARSE_LABELS else 0
+    if coarse:
+        gc = grid(problem, ub_user, max_steps, coarse=coarse)
+        if gc is not None and not gc.exact:
+            # a first LP on a coarser grid (a weaker but valid bound) gives the fine one its columns and prices
+            share = None if deadline is None else time.perf_counter() + COARSE_SHARE * (deadline - time.perf_counter())
+            first = _run(problem, gc, upper, ub_user, share, max_iter, per_class, smoothing, start, None, t0)
+            start = first.pool + start
+            if first.proved or deadline is not None and time.perf_counter() >= deadline:
+                first.info["phase"] = "coarse"
+                return first
+    res = _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, start,
+               None if first is None else first.user_prices, t0)
+    if first is not None:
+        res.info["coarse"] = {"bound": first.bound, "passes": first.info["passes"],
+                              "converged": first.converged, "seconds": first.info["seconds"]}
+        if first.bound > res.bound:
+            res.bound = first.bound
+    return res
+
+
+def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadline: float | None,
+         max_iter: int, per_class: int, smoothing: float, pool: list, prices: np.ndarray | None,
+         t0: float) -> ColgenBound:
+    """The column generation on one grid: ``pool`` starts the master, ``prices`` (user units per problem
+    task) the smoothing centre (the incumbent's prices otherwise)."""
     n = len(g.tasks)
     groups: dict[tuple, list[int]] = {}
     for j, gpu in enumerate(problem.gpus):
@@ -441,14 +545,17 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     master = _Master(n, classes)
     master.add(inc_cols)
     master.keep = len(inc_cols)
-    master.add(_list_columns(problem, g, classes, START_SCHEDULES))
+    if deadline is None or time.perf_counter() < deadline:
+        master.add(_list_columns(problem, g, classes, START_SCHEDULES))
     if pool:
         by_gpus = {tuple(c.gpus): c for c in classes}
-        local = {id(c): {int(i): k for k, i in enumerate(c.tasks)} for c in classes}
-        start = []
+        # problem task -> the class's local index
+        local = {id(c): {int(g.tasks[i]): k for k, i in enumerate(c.tasks)} for c in classes}
+        start, seen = [], set()
         for gpus, seq, _ in pool:
             c = by_gpus.get(tuple(gpus))
-            if c is not None and all(int(i) in local[id(c)] for i in seq):
+            if c is not None and (c.row, tuple(seq)) not in seen and all(int(i) in local[id(c)] for i in seq):
+                seen.add((c.row, tuple(seq)))
                 start.append((c, *c.retime([local[id(c)][int(i)] for i in seq])))
         master.add(start)
 
@@ -456,11 +563,15 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         """``L(pi)`` and the classes' labels (``-inf``: out of time)."""
         total, labs = float(pi.sum()), []
         for c in classes:
+            # a pass that would end past the deadline is not started (horizons only shrink: the last
+            # pass's time bounds the next one's)
+            t1 = time.perf_counter()
+            if deadline is not None and t1 + c.work.get("seconds", PASS_SECONDS * c.alive.size) >= deadline:
+                return -math.inf, labs
             lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks], c.work)
+            c.work["seconds"] = time.perf_counter() - t1
             total += c.m * lab.value
             labs.append(lab)
-            if deadline is not None and time.perf_counter() >= deadline:
-                return -math.inf, labs
         return total, labs
 
     def fix(pi: np.ndarray, L: float, labs) -> int:
@@ -479,13 +590,17 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         return removed
 
     best, center = -math.inf, _schedule_prices(problem, g, upper)
+    if prices is not None:
+        center = prices[g.tasks] * g.scale
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
-    last_fix = None
+    last_fix, trace = None, []
     while passes < max_iter and best < target - 1e-6 * max(1.0, abs(target)):
         if deadline is not None and time.perf_counter() >= deadline:
             break
-        lp, pi_lp, sigma = master.solve()
+        lp, pi_lp, sigma = master.solve(deadline)
+        if lp is None:
+            break
         pi_price = alpha * center + (1 - alpha) * pi_lp
         while True:
             passes += 1
@@ -501,8 +616,11 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
                         new.append((c, seq, cost))
             if total > best:
                 best, center = total, pi_price.copy()
+                trace.append((round(time.perf_counter() - t0, 2), passes, best / g.scale))
                 # fix again whenever the bound closed another 5 % of the gap to the incumbent
-                if last_fix is None or best - last_fix > 0.05 * (theta - last_fix):
+                if (last_fix is None or best - last_fix > 0.05 * (theta - last_fix)) and (
+                        deadline is None
+                        or time.perf_counter() + sum(c.work["seconds"] for c in classes) < deadline):
                     last_fix = best
                     fixed += fix(pi_price, total, labs)
                     dropped = master.drop_dead()
@@ -528,11 +646,14 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     model = max(0.0, float(math.ceil(best - 1e-6 * max(1.0, abs(best))))) if best > -math.inf else 0.0
     model = min(model, ub if g.exact else theta)
     proved = g.exact and model >= ub
-    real = [(tuple(c.gpus), tuple(int(i) for i in c.tasks[ks]), float(master.cost[q]))
+    real = [(tuple(c.gpus), tuple(int(i) for i in g.tasks[c.tasks[ks]]), float(master.cost[q]))
             for q, (c, ks, _) in enumerate(master.cols) if len(ks) and len(np.unique(ks)) == len(ks)]
-    return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
-                       lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g, pool=real,
+    user_prices = np.zeros(problem.n)
+    user_prices[g.tasks] = center / g.scale
+    return ColgenBound(model / g.scale + g.dropped_cost, ub_user, proved=proved, converged=converged,
+                       lp=None if not converged or lp is None else lp / g.scale + g.dropped_cost, prices=center,
+                       grid=g, pool=real, user_prices=user_prices,
                        info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
-                             "horizons": [c.H for c in classes], "seconds": time.perf_counter() - t0})
+                             "horizons": [c.H for c in classes], "trace": trace, "seconds": time.perf_counter() - t0})
