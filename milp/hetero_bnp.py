@@ -450,7 +450,8 @@ class _Tree:
 
 @known_options
 def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBound, dl: Deadline,
-                     log: bool = False, seed: int = 0) -> tuple[Schedule, float, dict[str, Any]]:
+                     log: bool = False, seed: int = 0, max_nodes: int | None = None
+                     ) -> tuple[Schedule, float, dict[str, Any]]:
     """Branch-and-price from a column-generation root (see the module docstring) until ``dl`` ends.
 
     Parameters
@@ -461,6 +462,9 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
         :func:`bounds.hetero_colgen.colgen_bound`'s outcome on ``problem``
         (its exact grid, columns, prices and bound are reused); see
         :func:`applies`.
+    max_nodes
+        Stop after processing this many nodes (the bound is then the least
+        open node's).
 
     Returns
     -------
@@ -470,6 +474,8 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
         root's) and ``info`` (``proved``: no open node is left; ``nodes``).
     """
     seed = opt.seed(seed, allow_none=False)
+    if max_nodes is not None:
+        opt.integer(max_nodes, "max_nodes", lo=0)
     if not applies(root):
         raise ValueError("branch_and_price needs a root on an exact grid")
     g = root.grid
@@ -485,7 +491,7 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
     info: dict[str, Any] = {"nodes": 0, "max_depth": 0}
     t0 = time.perf_counter()
     stuck: list[float] = []       # integral LPs that are no schedule (several GPUs in a class): kept open
-    while heap:
+    while heap and (max_nodes is None or tree.nodes < max_nodes):
         node = heapq.heappop(heap)
         if node.bound > tree.ub - 1 + EPS:
             continue
@@ -505,6 +511,8 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
         if log:
             print(f"node {tree.nodes}: bound {bound / g.scale:g}, incumbent {tree.best_obj:g}, open {len(heap)}, "
                   f"columns {len(tree.master.ks)}, {time.perf_counter() - t0:.1f}s")
+        kind = "integral" if kids is None else ("assignment" if kids[0].allowed is not node.allowed else "time")
+        info[kind] = info.get(kind, 0) + 1
         if kids is None:
             # integral LP: with one GPU per class its columns are a schedule that the rounding has offered
             if bound <= tree.ub - 1 + EPS:

@@ -63,3 +63,65 @@ def test_root_never_returns_a_worse_schedule_and_its_bound_stays_below():
     assert lb <= opt.objective + 1e-6
     if info["proved"]:
         assert hetero.weighted_tardiness(pb, sched) == pytest.approx(opt.objective)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# branch-and-price (milp.hetero_bnp)
+# ---------------------------------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from milp.hetero_bnp import applies, branch_and_price  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(_bounds.tiny(), st.integers(1, 6), st.integers(0, 3))
+def test_tree_from_a_weak_root_proves_the_brute_force_optimum(pb, passes, nodes):
+    """From an unconverged root (a few pricing passes) and the FIFO schedule: with no limit the tree proves the
+    brute-force optimum; stopped after a few nodes its bound stays below it."""
+    start = fifo(pb)
+    rt = colgen_bound(pb, start, time_limit=None, max_iter=passes)
+    if rt is None or not applies(rt) or rt.proved:
+        return
+    best = _bounds.brute_multi(pb)
+    sched, lb, info = branch_and_price(pb, start, rt, Deadline(None), max_nodes=nodes)
+    assert not hetero.check(pb, sched)
+    assert hetero.weighted_tardiness(pb, sched) <= hetero.weighted_tardiness(pb, start) + 1e-9
+    assert lb <= best + 1e-9 * max(1.0, best)
+    sched, lb, info = branch_and_price(pb, start, rt, Deadline(None))
+    assert info["proved"]
+    assert hetero.weighted_tardiness(pb, sched) == pytest.approx(best)
+    assert lb == pytest.approx(best)
+
+
+@pytest.mark.parametrize("n,seed,gpus", [(16, 31, None), (16, 34, None), (18, 13, ("T4",))])
+def test_tree_optimum_equals_cpsat(n, seed, gpus):
+    """Generated instances whose root (from the FIFO schedule) leaves a gap, so the tree branches (on the
+    assignment; on completion times with one GPU): its proven optimum is CP-SAT's, and a tree cut off after two
+    nodes keeps a bound below it."""
+    pb = hetero.generate(n, seed=seed) if gpus is None else hetero.generate(n, gpus, seed=seed)
+    start = fifo(pb)
+    rt = colgen_bound(pb, start, time_limit=60)
+    assert applies(rt) and rt.converged
+    ref = solve_optimal(pb, backend="cpsat", time_limit=120)
+    assert ref.proven
+    sched, lb, info = branch_and_price(pb, start, rt, Deadline(120))
+    assert info["proved"] and not hetero.check(pb, sched)
+    assert info["nodes"] > 1 and info.get("time" if gpus else "assignment", 0) >= 1
+    assert hetero.weighted_tardiness(pb, sched) == pytest.approx(ref.objective, abs=1e-6)
+    assert lb == pytest.approx(ref.objective, abs=1e-6)
+    _, lb2, info2 = branch_and_price(pb, start, rt, Deadline(120), max_nodes=2)
+    assert lb2 <= ref.objective + 1e-6
+
+
+def test_tree_keeps_its_time_limit_and_a_valid_bound():
+    pb = hetero.generate(40, seed=23)
+    start = fifo(pb)
+    rt = colgen_bound(pb, start, time_limit=30)
+    t = Deadline(2.0)
+    sched, lb, info = branch_and_price(pb, start, rt, t)
+    assert t.elapsed() < 4.0
+    assert not hetero.check(pb, sched)
+    assert lb <= hetero.weighted_tardiness(pb, sched) + 1e-9
+    assert lb >= rt.bound - 1e-9
