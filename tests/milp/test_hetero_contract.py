@@ -75,3 +75,18 @@ def test_bad_options_raise_option_error(backend, bad):
     pb = hetero.generate(4, gpus=("T4",), seed=0)
     with pytest.raises(OptionError):
         solve_optimal(pb, backend=backend, **bad)
+
+
+@pytest.mark.parametrize("n,limit", [(40, 4.0), (100, 6.0)])
+@pytest.mark.usefixtures("_solver_libraries_imported")
+def test_branch_and_price_keeps_the_time_limit(n, limit):
+    """The default backend (column-generation root, then the branch-and-price tree) at the sizes it is meant
+    for: a checked schedule, a valid bound, and the limit kept, whichever stage the limit falls in."""
+    pb = hetero.generate(n, seed=7)
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = solve_optimal(pb, time_limit=limit)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    assert r.backend == "colgen"
+    assert_contract(pb, r)
+    assert cpu <= limit + max(1.0, 0.1 * limit)
+    assert wall <= limit + max(1.0, 0.1 * limit), (wall, cpu)
