@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - numba is a pinned dependency; this kee
 from bounds.hetero_ti import INF, Expired, wspt_rank
 from instances.options import known_options
 
-__all__ = ["Grid", "GridForward", "GridBackward", "Successive", "words"]
+__all__ = ["Grid", "GridForward", "GridBackward", "Successive", "words", "tardiness_precedences"]
 
 
 @known_options
@@ -307,6 +307,143 @@ def _successive(p, cost, mu, alive, F1, J1, F2, J2):
     return F1[T1 - 1]
 
 
+@known_options
+def tardiness_precedences(p, w, d, rank) -> np.ndarray:
+    """Pairs ``i`` before ``j`` that some optimal schedule of weighted tardiness
+    ``sum w_j max(0, C_j - d_j)`` keeps, as a transitively closed boolean matrix.
+
+    ``i`` precedes ``j`` when ``p_i <= p_j``, ``w_i >= w_j``, ``i`` comes first
+    in the tie-break ``rank`` and ``d_i <= max(d_j, e_j)``, ``e_j`` the earliest
+    completion of ``j`` after its known predecessors: interchanging ``i`` and
+    ``j`` in a schedule with ``j`` first then costs no more and moves ``i`` to
+    the earlier position (the interchange rule of Emmons and of Rinnooy Kan,
+    Lageweg & Lenstra 1975). So the schedule that comes first in ``rank``
+    order among the optimal ones keeps every pair, the same schedule that the
+    adjacency and three-job rules of :class:`Grid` keep.
+
+    Examples
+    --------
+    >>> tardiness_precedences([1, 2], [2, 1], [3, 5], [0, 1]).tolist()
+    [[False, True], [False, False]]
+    """
+    p = np.asarray(p, dtype=np.int64)
+    w = np.asarray(w, dtype=float)
+    d = np.asarray(d, dtype=float)
+    rank = np.asarray(rank)
+    base = (p[:, None] <= p[None, :]) & (w[:, None] >= w[None, :]) & (rank[:, None] < rank[None, :])
+    P = np.zeros_like(base)
+    while True:
+        early = p + P.T.astype(np.int64) @ p          # earliest completion after the known predecessors
+        new = base & (d[:, None] <= np.maximum(d, early)[None, :])
+        for k in range(len(p)):                       # transitive closure (Floyd-Warshall)
+            new |= new[:, k:k + 1] & new[k:k + 1, :]
+        if (new == P).all():
+            return P
+        P = new
+
+
+@njit(cache=True)
+def _three_dominated(p, cost, rank, a, b, c, t):
+    """Whether the jobs ``a, b, c`` in this order, ``c`` completing at ``t``,
+    are beaten by another order of the same three in the same interval: a
+    strictly cheaper one, or one as cheap that comes first in the tie-break
+    ``rank`` (compared position by position)."""
+    u = t - p[a] - p[b] - p[c]
+    base = cost[u + p[a], a] + cost[u + p[a] + p[b], b] + cost[t, c]
+    for q in range(5):
+        if q == 0:
+            x, y, z = a, c, b
+        elif q == 1:
+            x, y, z = b, a, c
+        elif q == 2:
+            x, y, z = b, c, a
+        elif q == 3:
+            x, y, z = c, a, b
+        else:
+            x, y, z = c, b, a
+        v = cost[u + p[x], x] + cost[u + p[x] + p[y], y] + cost[t, z]
+        if v < base:
+            return True
+        if v == base:
+            if rank[x] != rank[a]:
+                if rank[x] < rank[a]:
+                    return True
+            elif rank[y] != rank[b]:
+                if rank[y] < rank[b]:
+                    return True
+            elif rank[z] < rank[c]:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _dominate3(p, cost, rank, alive, mask):
+    """Clear the arcs that only continue dominated triples; returns the number cleared.
+
+    Arc ``i -> j`` ending at ``t`` is cleared when every live arc ``k -> i``
+    into its tail (``k != j``) makes ``k, i, j`` a dominated triple
+    (:func:`_three_dominated`), or when every live arc ``j -> l`` out of its
+    head (``l != i``) makes ``i, j, l`` one. A state left without arcs in
+    (not a first job) is removed."""
+    T1, n = cost.shape
+    T = T1 - 1
+    W = mask.shape[2]
+    one = np.uint64(1)
+    cleared = 0
+    for t in range(1, T1):
+        for j in range(n):
+            if not alive[t, j]:
+                continue
+            s = t - p[j]
+            if s <= 0:
+                continue
+            left = False
+            for w in range(W):
+                x = mask[t, j, w]
+                keep = x
+                while x != 0:
+                    i = w * 64 + lowest_bit(x)
+                    x &= x - one
+                    if not alive[s, i]:
+                        continue
+                    dom = False
+                    r = s - p[i]
+                    if r > 0:
+                        dom = True
+                        for w2 in range(W):
+                            y = mask[s, i, w2]
+                            while y != 0:
+                                k = w2 * 64 + lowest_bit(y)
+                                y &= y - one
+                                if k == j or not alive[r, k]:
+                                    continue
+                                if not _three_dominated(p, cost, rank, k, i, j, t):
+                                    dom = False
+                                    break
+                            if not dom:
+                                break
+                    if not dom and t < T:
+                        dom = True
+                        for l in range(n):
+                            t2 = t + p[l]
+                            if l == i or t2 > T or not alive[t2, l]:
+                                continue
+                            if not (mask[t2, l, j >> 6] >> np.uint64(j & 63)) & one:
+                                continue
+                            if not _three_dominated(p, cost, rank, i, j, l, t2):
+                                dom = False
+                                break
+                    if dom:
+                        keep &= ~(one << np.uint64(i & 63))
+                        cleared += 1
+                mask[t, j, w] = keep
+                if keep != 0:
+                    left = True
+            if not left:
+                alive[t, j] = False
+    return cleared
+
+
 @njit(cache=True)
 def _count_arcs(alive, mask):
     total = 0
@@ -454,6 +591,42 @@ class Grid:
         limit = threshold - float(np.sum(mu))
         return int(_eliminate(self.p, self.cost, mu, self.alive, self.mask, fw.f1, fw.p1, fw.f2,
                               bw.b1, bw.s1, bw.b2, limit))
+
+    def restrict(self, prec: np.ndarray) -> int:
+        """Remove the states outside each job's window: ``(t, j)`` needs
+        ``t >= p_j + p(predecessors of j)`` and ``t <= T - p(successors of j)``
+        for the pairs ``prec[i, j]`` (``i`` before ``j``) that one optimal
+        schedule keeps (:func:`tardiness_precedences`); returns the states removed."""
+        P = np.asarray(prec, dtype=np.int64)
+        early = self.p + P.T @ self.p
+        late = self.T - P @ self.p
+        t = np.arange(self.T + 1)[:, None]
+        out = self.alive & ((t < early[None, :]) | (t > late[None, :]))
+        self.alive &= ~out
+        return int(out.sum())
+
+    def dominate3(self, rounds: int = 2) -> int:
+        """Clear the arcs that lie only on dominated triples of adjacent jobs
+        (the dominance of three successive jobs of Tanaka, Fujikuma &
+        Araki 2009): arc ``i -> j`` ending at ``t`` goes when every arc
+        into ``i`` (from ``k != j``) makes ``k, i, j`` beaten by another
+        order of the three in the same interval, or every arc out of ``j``
+        (to ``l != i``) makes ``i, j, l`` beaten. Ties go to the order first
+        in the tie-break ``rank``, so the schedule that is first in that
+        order among the optimal ones keeps all its arcs (the argument of the
+        adjacent-pair rule). ``rounds`` sweeps at most, each on the result
+        of the last; returns the arcs cleared.
+
+        Its cost grows with the arcs times the jobs: meant for a network
+        already reduced by elimination.
+        """
+        total = 0
+        for _ in range(rounds):
+            c = int(_dominate3(self.p, self.cost, self.rank, self.alive, self.mask))
+            total += c
+            if c == 0:
+                break
+        return total
 
     def path(self, fw: GridForward) -> list[tuple[int, int]]:
         """The shortest path of ``fw`` as ``(job, completion time)`` pairs in time order."""

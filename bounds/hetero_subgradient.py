@@ -116,15 +116,20 @@ class StepScale:
     ([True, True, False, False], 2.0, 0.75)
     """
 
-    def __init__(self, step: float, patience: int) -> None:
+    def __init__(self, step: float, patience: int, expand: float = 1.0) -> None:
         self.best = -INF
         self.scale = float(step)
+        self.step = float(step)
         self.patience = patience
+        self.expand = float(expand)
         self.stall = 0
 
     def record(self, L: float) -> bool:
-        """Note the bound ``L`` of one pass; True when it is a new best."""
+        """Note the bound ``L`` of one pass; True when it is a new best (the
+        scale then grows by ``expand``, at most back to ``step``)."""
         if L > self.best + 1e-9 * max(1.0, abs(L)):
+            if self.best > -INF:
+                self.scale = min(self.step, self.scale * self.expand)
             self.best, self.stall = L, 0
             return True
         self.stall += 1
@@ -137,7 +142,7 @@ class StepScale:
 @known_options
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
-             mu0: np.ndarray | None = None, deflection: float = 1.0) -> Relaxation:
+             mu0: np.ndarray | None = None, deflection: float = 1.0, expand: float = 1.0) -> Relaxation:
     """Subgradient optimisation of the multipliers, with elimination.
 
     Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
@@ -179,7 +184,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     since = 0
     trace = []
     evals = 0
-    rule = StepScale(step, patience)
+    rule = StepScale(step, patience, expand)
     d_prev = None
     t_pass = t_elim = 0.0
     while evals < max_iter:

@@ -162,7 +162,7 @@ def _insert(key, val, nb, lab, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2
 
 
 @njit(cache=True)
-def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, limit, mode, qb1, qs1, qb2,
+def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, req, forb, limit, mode, qb1, qs1, qb2,
                    olo, ohi, oS, ov1, oj1, ov2, omask,
                    lo, hi, S, v1, j1, v2, ptr1, ptr2, node, size, used,
                    tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, stamp):
@@ -184,9 +184,13 @@ def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, limit, mode, qb1, qs1,
             s = t - p[j]
             cj = cost[t, j] - mu[j]
             bj = bit[j]
+            rj = req[j]
+            fj = forb[j]
             stamp += 1
             ns = 0
             if s == 0:
+                if req[j] != 0:
+                    continue
                 if mode == 0:
                     rest = qb1[t, j]
                 else:
@@ -208,8 +212,10 @@ def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, limit, mode, qb1, qs1,
                             Sl = S[lab]
                             if Sl & bj:
                                 continue
-                            val = (v2[lab] if j1[lab] == j else v1[lab]) + cj
                             S2 = Sl | bj
+                            if (S2 & rj) != rj or (S2 & fj) != 0:
+                                continue
+                            val = (v2[lab] if j1[lab] == j else v1[lab]) + cj
                             if mode == 0:
                                 rest = rest_i
                             else:
@@ -237,7 +243,7 @@ def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, limit, mode, qb1, qs1,
 
 
 @njit(cache=True)
-def _backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bit, limit, mode, qf1, qp1, qf2,
+def _backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bit, req, forb, limit, mode, qf1, qp1, qf2,
                     olo, ohi, oS, ov1, oj1, ov2, omask,
                     lo, hi, S, v1, j1, v2, ptr1, ptr2, node, size, used,
                     tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, stamp):
@@ -253,6 +259,8 @@ def _backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bit, limit, mode, qf1,
             hi[t, j] = size
             if not alive[t, j]:
                 continue
+            rj = req[j]
+            fj = forb[j]
             stamp += 1
             ns = 0
             for k in range(n):
@@ -271,8 +279,10 @@ def _backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bit, limit, mode, qf1,
                     R = S[lab]
                     if R & bk:
                         continue
-                    val = ck + (v2[lab] if j1[lab] == j else v1[lab])
                     R2 = R | bk
+                    if (R2 & fj) != fj or (R2 & rj) != 0:
+                        continue
+                    val = ck + (v2[lab] if j1[lab] == j else v1[lab])
                     if mode == 0:
                         before = before_k
                     else:
@@ -382,8 +392,9 @@ class ModifierSearch:
         included) are of interest.
     """
 
-    def __init__(self, net: Grid, mu: np.ndarray, threshold: float):
+    def __init__(self, net: Grid, mu: np.ndarray, threshold: float, prec: np.ndarray | None = None):
         self.net = net
+        self.prec = None if prec is None else np.asarray(prec, dtype=bool)
         self.mu = np.ascontiguousarray(mu, dtype=float)
         self.shift = float(np.sum(self.mu))
         self.limit = threshold - self.shift
@@ -406,6 +417,18 @@ class ModifierSearch:
             bit[j] = np.int64(1) << b
         return bit, len(self.modifiers)
 
+    def _order(self, bit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per job the modifier bits that must come before it (``req``) and after it (``forb``)."""
+        n = self.net.n
+        if self.prec is None or not self.modifiers:
+            z = np.zeros(n, dtype=np.int64)
+            return z, z.copy()
+        mods = np.array(self.modifiers, dtype=np.int64)
+        mb = bit[mods]
+        req = np.array([np.bitwise_or.reduce(mb[self.prec[mods, j]], initial=0) for j in range(n)], dtype=np.int64)
+        forb = np.array([np.bitwise_or.reduce(mb[self.prec[j, mods]], initial=0) for j in range(n)], dtype=np.int64)
+        return req, forb
+
     def _other(self, labels: Labels | None):
         """The other direction's labels as kernel arguments (mode 1), or placeholders (mode 0)."""
         if labels is None:
@@ -418,11 +441,12 @@ class ModifierSearch:
     def _run(self, kernel, steps, plain, other, bit, arr: _Arrays, used, max_labels, deadline):
         net = self.net
         mode, oargs = self._other(other)
+        req, forb = self._order(bit)
         for a, b in steps:
             while True:
                 if deadline is not None and time.perf_counter() > deadline:
                     return False
-                status, t, size, stamp = kernel(a, b, net.p, net.cost, self.mu, net.alive, net.mask, bit,
+                status, t, size, stamp = kernel(a, b, net.p, net.cost, self.mu, net.alive, net.mask, bit, req, forb,
                                                 self.limit, mode, *plain, *oargs, *arr.args(), used,
                                                 *arr.table())
                 arr.size, arr.stamp = size, stamp
@@ -486,7 +510,7 @@ class ModifierSearch:
         used = np.zeros_like(net.mask)
         T, n = net.T, net.n
         # the labels at T: nothing after them
-        ends = np.flatnonzero(net.alive[T])
+        ends = np.flatnonzero(net.alive[T] & (self._order(bit)[1] == 0))
         while arr.cap < len(ends):
             arr.grow(max(max_labels, len(ends)))
         for q, j in enumerate(ends):

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_dp import Grid
+from bounds.hetero_dp import Grid, tardiness_precedences
 from bounds.hetero_subgradient import optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
@@ -71,6 +71,8 @@ __all__ = ["solve_ssdp", "applies"]
 
 #: Forward passes of the multiplier optimisation before the modifier stage (and between its rounds).
 SUBGRADIENT_PASSES = 600
+#: Growth of the subgradient step on each better bound (:class:`bounds.hetero_subgradient.StepScale`).
+GRID_EXPAND = 1.2
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
 #: Seconds of the ILS per job when no hint is given (at most 1 s and 10 % of the time limit).
@@ -80,12 +82,14 @@ IMPROVE_ROUNDS = 3
 #: Subgradient steps under the modifiers when the labels outgrow their limit.
 REPRICE_STEPS = 12
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
-MAX_LABELS = 1_500_000
+MAX_LABELS = 3_000_000
+#: Sweeps of the three-job dominance over the reduced network before the modifiers.
+THREE_JOB_ROUNDS = 2
 
 
 @known_options
 def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: int, deadline: float | None,
-             max_labels: int) -> tuple[float, np.ndarray, list]:
+             max_labels: int, prec: np.ndarray | None = None) -> tuple[float, np.ndarray, list]:
     """Subgradient steps on the relaxation with the modifier jobs ``modifiers``.
 
     The successive sublimation method re-optimises the multipliers of each
@@ -103,7 +107,7 @@ def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: 
     scale, stall = 1.0, 0
     mods = list(modifiers)
     for _ in range(steps):
-        search = ModifierSearch(net, mu, ub - 0.5)
+        search = ModifierSearch(net, mu, ub - 0.5, prec=prec)
         search.add(mods)
         out = search.forward(max_labels=max_labels, deadline=deadline)
         if out.aborted:
@@ -124,6 +128,18 @@ def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: 
             return out.bound, mu, out.path
         mu = mu + scale * (ub - out.bound) / float(g @ g) * g
     return best, best_mu, best_path
+
+
+def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
+    """Jobs to make modifiers next, best first: those the relaxed path misses,
+    then those it repeats (missing jobs first, as in Tanaka's published
+    implementation of the method), each group by fewest states left in the
+    network (a job confined to a short window adds few labels)."""
+    counts = net.counts(path)
+    states = net.alive.sum(axis=0)
+    order = np.lexsort((states, np.where(counts == 0, 0, 1)))
+    taken = set(modifiers)
+    return [int(j) for j in order if counts[j] != 1 and int(j) not in taken]
 
 
 @known_options
@@ -220,6 +236,10 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         net = Grid(sm.p, sm.costs(), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
     except Expired:
         return result(0.0, "time limit (building the network)")
+    # pairs that one optimal schedule keeps: time windows now, filters on the modifier labels later
+    prec = tardiness_precedences(sm.p, sm.w, sm.d, net.rank)
+    info["precedences"] = int(prec.sum())
+    info["window_states_removed"] = net.restrict(prec)
     def improve(path) -> bool:
         """A schedule from a relaxed path (repair, then dynasearch descent); True if it beats the incumbent."""
         nonlocal best_seq, ub
@@ -236,31 +256,31 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     rem = dl.remaining()
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
     stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
-    relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES)
+    relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES, expand=GRID_EXPAND)
     # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
     for _ in range(IMPROVE_ROUNDS):
         if relax.proved or dl.expired() or not improve(relax.path):
             break
         relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
-                         patience=hb.GRID_PATIENCE)
+                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND)
     info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
     say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
     if bound >= ub:
         return result(ub, "Lagrangian")
     # stage 3: state-space modifiers; when the labels outgrow the limit, more multiplier passes and again
+    info["three_job_arcs_removed"] = net.dominate3(rounds=THREE_JOB_ROUNDS)
+    net.eliminate(relax.mu, ub - 0.5)
     passes = 0
     rounds = 0
     while True:
         rounds += 1
-        search = ModifierSearch(net, relax.mu, ub - 0.5)
+        search = ModifierSearch(net, relax.mu, ub - 0.5, prec=prec)
         path = relax.path
         add = 4
         stopped = None
         while not dl.expired():
-            counts = net.counts(path)
-            order = np.argsort(-np.abs(counts - 1), kind="stable")
-            cands = [int(j) for j in order if counts[j] != 1 and int(j) not in search.modifiers]
+            cands = _candidates(net, path, search.modifiers)
             room = MAX_MODIFIERS - len(search.modifiers)
             if not cands or room <= 0:
                 stopped = "modifier limit"
@@ -305,7 +325,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
                 add = max(1, add // 2)
                 continue
             # the label limit even for one more modifier: re-price the jobs under the kept modifiers
-            rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS)
+            rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS, prec)
             passes += REPRICE_STEPS
             if rb == INF:
                 return result(ub, "modifiers (re-priced)")
@@ -325,7 +345,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
                     best_seq, ub = seq, float(val)
                 return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
             mods = list(search.modifiers)
-            search = ModifierSearch(net, mu, ub - 0.5)
+            search = ModifierSearch(net, mu, ub - 0.5, prec=prec)
             search.add(mods)
             path = rpath or path
         if stopped is None or dl.expired():
@@ -334,7 +354,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         # the gap was too wide for the modifiers: better multipliers shrink it and the network
         old = relax.bound
         relax = optimize(net, ub, deadline=dl.at, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
-                         patience=hb.GRID_PATIENCE)
+                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND)
         say(f"{stopped}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
             f"{relax.evaluations} more passes, {net.N} nodes left")
         bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))

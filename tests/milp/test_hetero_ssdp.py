@@ -176,7 +176,7 @@ def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):
     assert ssdp._reprice(grid, np.zeros(5), [0, 1, 2], 1e6, 3, None, 1)[0] == -np.inf
     calls = []
     monkeypatch.setattr(ssdp, "_reprice", lambda net, mu, *args: calls.append(1) or (-np.inf, mu, []))
-    monkeypatch.setattr(ssdp, "MAX_LABELS", 2000)
+    monkeypatch.setattr(ssdp, "MAX_LABELS", 500)
     monkeypatch.setattr(ssdp, "SUBGRADIENT_PASSES", 1)
     monkeypatch.setattr(hb, "FIRST_STAGE_PASSES", 0)
     rng = np.random.default_rng(11)
