@@ -220,7 +220,7 @@ FIRST_STAGE_PASSES = 3
 
 @known_options
 def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = None,
-               max_iter: int = 300) -> Relaxation:
+               max_iter: int = 300, expand: float = 1.0) -> Relaxation:
     """Multipliers of the grid's relaxation in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4).
 
     First the cheap relaxation without the adjacency and 2-cycle rules
@@ -228,8 +228,10 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     schedule's prices, then the grid's own relaxation with elimination from
     its multipliers (or from the schedule's prices, if the grid's bound is
     higher there), both by :func:`~bounds.hetero_subgradient.optimize`
-    towards ``upper`` (the cost of ``sequence``). The first stage's bound is
-    valid too; it is returned only when it proves ``upper`` optimal.
+    towards ``upper`` (the cost of ``sequence``; ``expand``: the grid stage's
+    step growth on a better bound, see :class:`~bounds.hetero_subgradient.StepScale`).
+    The first stage's bound is valid too; it is returned only when it proves
+    ``upper`` optimal.
     """
     opt.integer(max_iter, "max_iter", lo=0)
     first = optimize(Successive(net), upper, sequence, deadline=deadline,
@@ -246,7 +248,8 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
         return first
     prices = initial_multipliers(net, sequence)
     start = first.mu if at_first >= net.forward(prices).bound else prices
-    return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE)
+    return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE,
+                    expand=expand)
 
 
 @known_options
