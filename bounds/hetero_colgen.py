@@ -85,15 +85,18 @@ START_SCHEDULES = 200
 DEBUG = False
 #: Weight of the best prices so far in the smoothed prices (Wentges).
 SMOOTHING = 0.5
-#: A first phase on a coarser grid (at most ``COARSE_STEPS`` steps per GPU) runs when the exact grids hold
-#: more than ``COARSE_LABELS`` (completion time, task) pairs; it gets ``COARSE_SHARE`` of the time.
-COARSE_STEPS = 1_500
-COARSE_LABELS = 10 ** 12
+#: Heuristic pricing on coarse views of the classes whose horizon has at least ``COARSE_MIN_STEPS`` steps,
+#: a median run time of about ``COARSE_RUN_STEPS`` coarse steps; the exact pricing runs when it finds
+#: nothing, and at least every ``FINE_EVERY`` passes.
+COARSE_MIN_STEPS = 1_000
+COARSE_RUN_STEPS = 6
+FINE_EVERY = 8
 #: Guessed seconds per (completion time, task) pair of a class's first pricing pass (later passes are timed).
 PASS_SECONDS = 3e-7
-COARSE_SHARE = 0.5
-#: The coarse step is at most this quantile of a GPU's run times (the tasks shorter than it are left out).
-COARSE_DROP = 0.03
+#: Simplex strategy of the master (HiGHS: 4, primal; columns are added to a primal feasible basis).
+SIMPLEX = 4
+#: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
+MAX_COLUMNS = 3_000
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,6 @@ class Grid:
     R: float
     Rw: float
     exact: bool
-    dropped_cost: float = 0.0
 
     @property
     def scale(self) -> float:
@@ -159,20 +161,17 @@ def _exact_scale(values: np.ndarray, limit: float) -> int | None:
 
 
 @known_options
-def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS, coarse: int | None = None) -> Grid | None:
+def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid | None:
     """The grids of the problem's schedulable tasks, or ``None`` when some run time would round to 0 steps.
 
     ``ub``: the cost of a known schedule (user units), which caps the completions. The horizon is also
     capped so that a class's labels stay within :data:`MAX_LABELS` (a coarser, rounded grid beyond).
-    ``coarse``: at most this many steps per GPU's horizon, on integer scales only (run times and
-    arrivals rounded down, due dates up); tasks too short for one step of some GPU they fit are left out
-    of the model and priced at their cheapest possible cost (``dropped_cost``, user units).
     """
     tasks = np.flatnonzero(problem.eligible.any(axis=1))
     max_steps = max(1, min(max_steps, MAX_LABELS // (len(tasks) + 1)))
-    m = problem.m
     p, a = problem.p[tasks], problem.arrival[tasks]
     d, w, elig = problem.deadline[tasks], problem.weight[tasks], problem.eligible[tasks]
+    m = problem.m
     # the latest completion of a semi-active schedule on each GPU, and the incumbent's cap
     last = np.array([a[elig[:, j]].max() + p[elig[:, j], j].sum() if elig[:, j].any() else 0.0 for j in range(m)])
     with np.errstate(divide="ignore"):
@@ -182,31 +181,9 @@ def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS, coarse: 
     Rj = [_exact_scale(np.concatenate([p[elig[:, j], j], a[elig[:, j]], d[elig[:, j]]]),
                        max_steps / max(horizon[j], 1e-300)) for j in range(m)]
     exact = all(r is not None for r in Rj)
-    dropped_cost = 0.0
     if exact:
         R = float(np.lcm.reduce(np.array(Rj, dtype=np.int64)))
         Rj = np.array(Rj, dtype=float)
-        if coarse:
-            # steps of k_j exact steps: the horizon within ``coarse`` steps, but no coarser than the
-            # shortest run times allow (those shorter than a step are left out)
-            k = np.ones(m)
-            for j in range(m):
-                if elig[:, j].any():
-                    P0 = np.rint(p[elig[:, j], j] * Rj[j])
-                    k[j] = max(1, min(math.ceil(horizon[j] * Rj[j] / coarse),
-                                      math.floor(np.quantile(P0, COARSE_DROP))))
-            if (k > 1).any():
-                Rj, exact = Rj / k, False
-                drop = ((np.floor(p * Rj + 1e-9) < 1) & elig).any(axis=1)
-                if drop.all():
-                    return None
-                if drop.any():
-                    # each takes at least its fastest run time from its arrival; the rest finish no
-                    # later without it
-                    ends = np.where(elig[drop], a[drop, None] + p[drop], np.inf)
-                    dropped_cost = float(np.sum(w[drop] * np.maximum(0.0, ends.min(axis=1) - d[drop])))
-                    keep = ~drop
-                    tasks, p, a, d, w, elig, lst = (x[keep] for x in (tasks, p, a, d, w, elig, lst))
     else:
         R = max_steps / max(float(horizon.max()), 1e-300)
         Rj = np.full(m, R)
@@ -220,8 +197,7 @@ def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS, coarse: 
     D = np.ceil(d[:, None] * Rj - 1e-9).astype(np.int64)
     Lst = np.floor(lst * Rj + 1e-6).astype(np.int64)
     W = np.floor(w * Rw + 1e-9)
-    return Grid(tasks, P, A, D, Lst, W, W[:, None] * (R / Rj)[None, :], elig, Rj, float(R), float(Rw), bool(exact),
-                dropped_cost)
+    return Grid(tasks, P, A, D, Lst, W, W[:, None] * (R / Rj)[None, :], elig, Rj, float(R), float(Rw), bool(exact))
 
 
 @dataclass
@@ -244,7 +220,6 @@ class ColgenBound:
     grid: Grid | None = None
     pool: list[tuple[tuple[int, ...], tuple[int, ...], float]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
-    user_prices: np.ndarray | None = None
 
 
 class _Class:
@@ -264,6 +239,16 @@ class _Class:
         self.H = H
         self.work: dict = {}        # the pricing's label arrays, reused between passes
 
+    def coarse_factor(self) -> int:
+        """Grid steps per step of the heuristic pricing's coarse view (1: none)."""
+        if self.H < COARSE_MIN_STEPS:
+            return 1
+        return max(1, int(np.median(self.P)) // COARSE_RUN_STEPS)
+
+    def allows(self, seq) -> bool:
+        """Whether every completion of ``[(local task, completion), ...]`` is still allowed."""
+        return all(t <= self.H and self.alive[t, k] for k, t in seq)
+
     def retime(self, ks) -> tuple[list[tuple[int, int]], float]:
         """The semi-active timing of a sequence of local tasks on this grid, and its cost."""
         ks = np.asarray(ks, np.int64)
@@ -272,14 +257,35 @@ class _Class:
         return list(zip(ks.tolist(), ts.tolist())), float(cost)
 
 
+class _Coarse:
+    """A class's network on steps of ``k`` of its grid steps, run times, arrivals and due dates rounded to
+    the nearest step: a cheaper pricing whose paths, re-timed on the class's grid, are only candidate
+    columns (heuristic pricing; the bound always comes from the class's own network)."""
+
+    def __init__(self, c: _Class, k: int):
+        self.cls, self.k = c, k
+        self.P = np.maximum(1, np.rint(c.P / k)).astype(np.int64)
+        self.A = np.rint(c.A / k).astype(np.int64)
+        self.D = np.rint(c.D / k).astype(np.int64)
+        self.W = c.W * k
+        self.work: dict = {}
+        self.update()
+
+    def update(self) -> None:
+        """A coarse step is allowed where one of its class's completions is."""
+        c, k = self.cls, self.k
+        rows = c.H // k + 1
+        pad = np.zeros((rows * k, c.alive.shape[1]), bool)
+        pad[:c.H + 1] = c.alive[:c.H + 1]
+        self.alive = np.ascontiguousarray(pad.reshape(rows, k, -1).any(axis=1))
+
+
 def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[_Class]):
     """One column per GPU of the incumbent ``(class, [(local task, completion)], cost)``, and its model cost."""
     pos = {int(t): i for i, t in enumerate(g.tasks)}
     cls_of = {j: c for c in classes for j in c.gpus}
     per_gpu: dict[int, list] = {}
     for x in upper.assignments:
-        if problem.index[x.task] not in pos:
-            continue        # left out of a coarse grid
         i, j = pos[problem.index[x.task]], problem.gpu_index[x.gpu]
         per_gpu.setdefault(j, []).append((i, int(math.floor(x.end * g.Rj[j] + 1e-9)), g.cost(i, j, x.end)))
     cols = []
@@ -297,8 +303,7 @@ def _schedule_prices(problem: HeteroProblem, g: Grid, upper: Schedule) -> np.nda
     pi = np.zeros(len(g.tasks))
     per_gpu: dict[int, list] = {}
     for x in upper.assignments:
-        if problem.index[x.task] in pos:
-            per_gpu.setdefault(problem.gpu_index[x.gpu], []).append(x)
+        per_gpu.setdefault(problem.gpu_index[x.gpu], []).append(x)
     for j, xs in per_gpu.items():
         late_after = 0.0
         for x in sorted(xs, key=lambda x: -x.end):
@@ -324,6 +329,8 @@ class _Master:
         self.n, self.K = n, len(classes)
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")     # re-solved from the last basis after each added batch
+        h.setOptionValue("simplex_strategy", SIMPLEX)
         inf = highspy.kHighsInf
         lo = np.concatenate([np.ones(n), np.full(self.K, -inf)])
         hi = np.concatenate([np.ones(n), [float(c.m) for c in classes]])
@@ -332,6 +339,7 @@ class _Master:
         self.cols: list[tuple[_Class, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
         self.keep = 0
         self.cost: list[float] = []
+        self.archive: list = []     # removed columns that are real GPU schedules (for the pool)
 
     def add(self, cols: list[tuple[_Class, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
@@ -350,18 +358,40 @@ class _Master:
                        np.asarray(starts, np.int32), np.asarray(idx, np.int32), np.asarray(vals, float))
 
     def drop_dead(self) -> int:
-        """Bound to 0 the columns through a completion that fixing removed; how many."""
+        """Remove the columns through a completion that fixing removed; how many."""
         dead = [q for q, (c, ks, ts) in enumerate(self.cols[self.keep:], self.keep)
                 if len(ks) and ((ts > c.H).any() or not c.alive[np.minimum(ts, c.H), ks].all())]
-        if dead:
-            z = np.zeros(len(dead))
-            self.h.changeColsBounds(len(dead), np.asarray(dead, np.int32), z, z)
+        self._delete(dead)
         return len(dead)
+
+    def clean(self, limit: int) -> int:
+        """Past ``limit`` columns, remove the half with the largest reduced costs at the last solution
+        (never a basic one nor the incumbent's); how many."""
+        if len(self.cols) - self.keep <= limit:
+            return 0
+        rc = np.asarray(self.h.getSolution().col_dual, dtype=float)[self.keep:]
+        order = np.argsort(-rc, kind="stable")
+        out = order[rc[order] > 1e-9][:len(rc) - limit // 2] + self.keep
+        self._delete(out.tolist())
+        return len(out)
+
+    def _delete(self, qs: list[int]) -> None:
+        if not qs:
+            return
+        self.h.deleteCols(len(qs), np.asarray(sorted(qs), np.int32))
+        gone = set(qs)
+        for q in qs:
+            c, ks, ts = self.cols[q]
+            if len(np.unique(ks)) == len(ks):
+                self.archive.append((c, ks, ts, self.cost[q]))
+        self.cols = [x for q, x in enumerate(self.cols) if q not in gone]
+        self.cost = [x for q, x in enumerate(self.cost) if q not in gone]
 
     def solve(self, deadline: float | None = None) -> tuple[float | None, np.ndarray, np.ndarray]:
         """The LP's value and duals (``None``, ...: out of time)."""
         if deadline is not None:
-            self.h.setOptionValue("time_limit", max(1e-3, deadline - time.perf_counter()))
+            # HiGHS's time limit counts from the model's creation
+            self.h.setOptionValue("time_limit", self.h.getRunTime() + max(1e-3, deadline - time.perf_counter()))
         self.h.run()
         status = self.h.getModelStatus()
         if status == highspy.HighsModelStatus.kTimeLimit:
@@ -455,7 +485,7 @@ def _eft(problem: HeteroProblem) -> Schedule:
 def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
                  per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
-                 pool: list | None = None, coarse: int | None = None) -> ColgenBound | None:
+                 pool: list | None = None, coarse: bool = True) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -502,35 +532,13 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     g = grid(problem, ub_user, max_steps)
     if g is None:
         return None
-    start, first = list(pool or []), None
-    if coarse is None:
-        coarse = COARSE_STEPS if sum(int(g.Lst[:, j].max()) * int(g.eligible[:, j].sum())
-                                     for j in range(problem.m) if g.eligible[:, j].any()) > COARSE_LABELS else 0
-    if coarse:
-        gc = grid(problem, ub_user, max_steps, coarse=coarse)
-        if gc is not None and not gc.exact:
-            # a first LP on a coarser grid (a weaker but valid bound) gives the fine one its columns and prices
-            share = None if deadline is None else time.perf_counter() + COARSE_SHARE * (deadline - time.perf_counter())
-            first = _run(problem, gc, upper, ub_user, share, max_iter, per_class, smoothing, start, None, t0)
-            start = first.pool + start
-            if first.proved or deadline is not None and time.perf_counter() >= deadline:
-                first.info["phase"] = "coarse"
-                return first
-    res = _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, start,
-               None if first is None else first.user_prices, t0)
-    if first is not None:
-        res.info["coarse"] = {"bound": first.bound, "passes": first.info["passes"],
-                              "converged": first.converged, "seconds": first.info["seconds"]}
-        if first.bound > res.bound:
-            res.bound = first.bound
-    return res
+    return _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, list(pool or []),
+                coarse, t0)
 
 
 def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadline: float | None,
-         max_iter: int, per_class: int, smoothing: float, pool: list, prices: np.ndarray | None,
-         t0: float) -> ColgenBound:
-    """The column generation on one grid: ``pool`` starts the master, ``prices`` (user units per problem
-    task) the smoothing centre (the incumbent's prices otherwise)."""
+         max_iter: int, per_class: int, smoothing: float, pool: list, coarse: bool, t0: float) -> ColgenBound:
+    """The column generation on the grids ``g``, from the incumbent and ``pool``'s columns."""
     n = len(g.tasks)
     groups: dict[tuple, list[int]] = {}
     for j, gpu in enumerate(problem.gpus):
@@ -589,12 +597,30 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             c.alive = np.ascontiguousarray(c.alive[:c.H + 1])
         return removed
 
+    def pass_columns(cs, pi, pi_lp, sigma, fine: bool):
+        """Columns of the labels of ``cs`` (fine classes or their coarse views) at ``pi`` that price out at
+        the LP's duals (re-timed on the class's grid), and the subgradient of ``L`` at ``pi``."""
+        new, grad = [], np.ones(n)
+        for c, lab in cs:
+            cc = c if fine else c.cls
+            for q, (val, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi[cc.tasks], per_class)):
+                tasks = cc.tasks[[k for k, _ in seq]]
+                if q == 0:
+                    np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
+                if not fine:
+                    seq, cost = cc.retime([k for k, _ in seq])
+                    if not cc.allows(seq):
+                        continue
+                # keep what prices out at the LP's own duals
+                if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] < -1e-6 * max(1.0, abs(cost)):
+                    new.append((cc, seq, cost))
+        return new, grad
+
     best, center = -math.inf, _schedule_prices(problem, g, upper)
-    if prices is not None:
-        center = prices[g.tasks] * g.scale
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
-    last_fix, trace = None, []
+    last_fix, trace, since_fine, heuristic = None, [], 0, 0
+    views = [_Coarse(c, k) for c in classes if (k := c.coarse_factor()) > 1] if coarse else []
     while passes < max_iter and best < target - 1e-6 * max(1.0, abs(target)):
         if deadline is not None and time.perf_counter() >= deadline:
             break
@@ -602,58 +628,61 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         if lp is None:
             break
         pi_price = alpha * center + (1 - alpha) * pi_lp
-        while True:
-            passes += 1
-            total, labs = price(pi_price)
-            new, grad = [], np.ones(n)
-            for c, lab in zip(classes, labs):
-                for q, (val, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi_price[c.tasks], per_class)):
-                    tasks = c.tasks[[k for k, _ in seq]]
-                    if q == 0:
-                        np.subtract.at(grad, tasks, c.m)    # L's subgradient at pi_price
-                    # keep what prices out at the LP's own duals
-                    if cost - float(pi_lp[tasks].sum()) - sigma[c.row] < -1e-6 * max(1.0, abs(cost)):
-                        new.append((c, seq, cost))
-            if total > best:
-                best, center = total, pi_price.copy()
-                trace.append((round(time.perf_counter() - t0, 2), passes, best / g.scale))
-                # fix again whenever the bound closed another 5 % of the gap to the incumbent
-                if (last_fix is None or best - last_fix > 0.05 * (theta - last_fix)) and (
-                        deadline is None
-                        or time.perf_counter() + sum(c.work["seconds"] for c in classes) < deadline):
-                    last_fix = best
-                    fixed += fix(pi_price, total, labs)
-                    dropped = master.drop_dead()
-                    if DEBUG:
-                        print(f"fix {time.perf_counter() - t0:.2f}s L={best:.0f}: {fixed} removed, "
-                              f"horizons {[c.H for c in classes]}")
-            if new or alpha == 0 or total == -math.inf:
+        new = []
+        if views and since_fine < FINE_EVERY:
+            # heuristic pricing on the coarse views (the classes without one are left out of the pass)
+            since_fine += 1
+            heuristic += 1
+            labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[v.cls.tasks], v.work)) for v in views]
+            new, grad = pass_columns(labs, pi_price, pi_lp, sigma, False)
+        if not new:
+            since_fine = 0
+            while True:
+                passes += 1
+                total, labs = price(pi_price)
+                new, grad = pass_columns(list(zip(classes, labs)), pi_price, pi_lp, sigma, True)
+                if total > best:
+                    best, center = total, pi_price.copy()
+                    trace.append((round(time.perf_counter() - t0, 2), passes, best / g.scale))
+                    # fix again whenever the bound closed another 5 % of the gap to the incumbent
+                    if (last_fix is None or best - last_fix > 0.05 * (theta - last_fix)) and (
+                            deadline is None
+                            or time.perf_counter() + sum(c.work["seconds"] for c in classes) < deadline):
+                        last_fix = best
+                        fixed += fix(pi_price, total, labs)
+                        dropped = master.drop_dead()
+                        for v in views:
+                            v.update()
+                        if DEBUG:
+                            print(f"fix {time.perf_counter() - t0:.2f}s L={best:.0f}: {fixed} removed, "
+                                  f"horizons {[c.H for c in classes]}")
+                if new or alpha == 0 or total == -math.inf:
+                    break
+                mispriced += 1
+                alpha = 0.0         # the smoothed prices priced out nothing: try the LP's own
+                pi_price = pi_lp
+            if not new:
+                converged = total > -math.inf
                 break
-            mispriced += 1
-            alpha = 0.0         # the smoothed prices priced out nothing: try the LP's own
-            pi_price = pi_lp
-        if smoothing > 0 and total > -math.inf:
+        if smoothing > 0:
             # automatic smoothing (Pessoa, Sadykov, Uchoa and Vanderbeck 2018): the LP's prices lie uphill
             # of the smoothed ones (subgradient) -> trust them more, else less
             if float(grad @ (pi_lp - center)) > 0:
                 alpha = max(0.0, alpha - 0.1)
             else:
                 alpha = min(0.99, alpha + 0.1 * (1 - alpha))
-        if not new:
-            converged = total > -math.inf
-            break
         master.add(new)
+        master.clean(MAX_COLUMNS)
     model = max(0.0, float(math.ceil(best - 1e-6 * max(1.0, abs(best))))) if best > -math.inf else 0.0
     model = min(model, ub if g.exact else theta)
     proved = g.exact and model >= ub
     real = [(tuple(c.gpus), tuple(int(i) for i in g.tasks[c.tasks[ks]]), float(master.cost[q]))
             for q, (c, ks, _) in enumerate(master.cols) if len(ks) and len(np.unique(ks)) == len(ks)]
-    user_prices = np.zeros(problem.n)
-    user_prices[g.tasks] = center / g.scale
-    return ColgenBound(model / g.scale + g.dropped_cost, ub_user, proved=proved, converged=converged,
-                       lp=None if not converged or lp is None else lp / g.scale + g.dropped_cost, prices=center,
-                       grid=g, pool=real, user_prices=user_prices,
+    real += [(tuple(c.gpus), tuple(int(i) for i in g.tasks[c.tasks[ks]]), float(cost))
+             for c, ks, _, cost in master.archive if len(ks)]
+    return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
+                       lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g, pool=real,
                        info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
-                             "horizons": [c.H for c in classes], "trace": trace, "seconds": time.perf_counter() - t0})
+                             "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic, "seconds": time.perf_counter() - t0})
