@@ -79,55 +79,10 @@ STAGE2_SHARE = 0.5
 ILS_SECONDS_PER_JOB = 0.005
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
-#: Subgradient steps under the modifiers when the labels outgrow their limit.
-REPRICE_STEPS = 12
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
 MAX_LABELS = 3_000_000
 #: Sweeps of the three-job dominance over the reduced network before the modifiers.
 THREE_JOB_ROUNDS = 2
-
-
-@known_options
-def _reprice(net: Grid, mu: np.ndarray, modifiers: list[int], ub: float, steps: int, deadline: float | None,
-             max_labels: int, prec: np.ndarray | None = None) -> tuple[float, np.ndarray, list]:
-    """Subgradient steps on the relaxation with the modifier jobs ``modifiers``.
-
-    The successive sublimation method re-optimises the multipliers of each
-    relaxation it tightens (Ibaraki; Tanaka, Fujikuma & Araki 2009, Sec. 5):
-    each step is a forward modifier pass at the current multipliers, pruned
-    by the plain backward labels at the same multipliers (each pass also
-    shrinks the grid). Returns the best bound (``inf``: no schedule cheaper
-    than ``ub`` is left; ``-inf``: no pass fitted ``max_labels`` or the
-    deadline, nothing is known), its multipliers and its relaxed path. The
-    passes are pruned less than those of the modifier search (the plain
-    backward labels instead of modifier labels), so when the first one does
-    not fit, the first half of the modifiers is tried.
-    """
-    best, best_mu, best_path = -INF, mu, []
-    scale, stall = 1.0, 0
-    mods = list(modifiers)
-    for _ in range(steps):
-        search = ModifierSearch(net, mu, ub - 0.5, prec=prec)
-        search.add(mods)
-        out = search.forward(max_labels=max_labels, deadline=deadline)
-        if out.aborted:
-            if best > -INF or not mods or (deadline is not None and time.perf_counter() > deadline):
-                break
-            mods = mods[:len(mods) // 2]
-            continue
-        if not math.isfinite(out.value):
-            return INF, mu, []
-        if out.bound > best:
-            best, best_mu, best_path, stall = out.bound, mu.copy(), out.path, 0
-        else:
-            stall += 1
-            if stall >= 3:
-                scale, stall = 0.5 * scale, 0
-        g = 1.0 - net.counts(out.path)
-        if not g.any():
-            return out.bound, mu, out.path
-        mu = mu + scale * (ub - out.bound) / float(g @ g) * g
-    return best, best_mu, best_path
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
@@ -240,18 +195,19 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     prec = tardiness_precedences(sm.p, sm.w, sm.d, net.rank)
     info["precedences"] = int(prec.sum())
     info["window_states_removed"] = net.restrict(prec)
-    def improve(path) -> bool:
-        """A schedule from a relaxed path (repair, then dynasearch descent); True if it beats the incumbent."""
+    def improve(path) -> float | None:
+        """A schedule from a relaxed path (repair, then dynasearch descent); its
+        cost if it beats the incumbent (which it then replaces), else None."""
         nonlocal best_seq, ub
         if not path:
-            return False
+            return None
         seq, _ = dynasearch(sm.p, sm.w, sm.d, hb.repair_path(sm, path))
         cost = float(sm.model_cost(seq))
         if cost >= ub:
-            return False
+            return None
         best_seq, ub = [int(j) for j in seq], cost
         say(f"incumbent {ub * sm.cost_unit:g} from a relaxed path")
-        return True
+        return ub
 
     rem = dl.remaining()
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
@@ -259,7 +215,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES, expand=GRID_EXPAND)
     # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
     for _ in range(IMPROVE_ROUNDS):
-        if relax.proved or dl.expired() or not improve(relax.path):
+        if relax.proved or dl.expired() or improve(relax.path) is None:
             break
         relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
                          patience=hb.GRID_PATIENCE, expand=GRID_EXPAND)
@@ -268,99 +224,121 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
     if bound >= ub:
         return result(ub, "Lagrangian")
-    # stage 3: state-space modifiers; when the labels outgrow the limit, more multiplier passes and again
+    # stage 3: state-space modifiers, in rounds that each decide whether a schedule of cost <= target exists
     info["three_job_arcs_removed"] = net.dominate3(rounds=THREE_JOB_ROUNDS)
     net.eliminate(relax.mu, ub - 0.5)
-    passes = 0
-    rounds = 0
-    while True:
-        rounds += 1
-        search = ModifierSearch(net, relax.mu, ub - 0.5, prec=prec)
-        path = relax.path
-        add = 4
-        stopped = None
-        while not dl.expired():
-            cands = _candidates(net, path, search.modifiers)
-            room = MAX_MODIFIERS - len(search.modifiers)
-            if not cands or room <= 0:
-                stopped = "modifier limit"
-                break
-            before = len(search.modifiers)
-            search.add(cands[:min(add, room)])
-            aborted = False
-            for direction in ("forward", "backward"):
-                run = search.forward if direction == "forward" else search.backward
-                out = run(max_labels=MAX_LABELS, deadline=dl.at)
-                passes += 1
-                if out.aborted:
-                    aborted = True
-                    break
-                say(f"{direction} pass, {len(search.modifiers)} modifiers: bound "
-                    f"{min(out.bound, ub) * sm.cost_unit:g}, {out.labels} labels, {net.N} nodes left")
-                info.update(modifiers=len(search.modifiers), modifier_passes=passes, modifier_rounds=rounds)
-                if not math.isfinite(out.value):
-                    return result(ub, "modifiers")
-                bound = max(bound, min(float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))), ub))
-                c = net.counts(out.path)
-                if (c == 1).all():
-                    seq = [j for j, _ in out.path]
-                    val = sm.model_cost(seq)
-                    if val < ub:
-                        best_seq, ub = seq, float(val)
-                    return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
-                path = out.path
-                if improve(path):
-                    search.limit = ub - 0.5 - search.shift
-                if out.labels > MAX_LABELS // 4:
-                    add = max(1, add // 2)
-                elif out.labels < MAX_LABELS // 40:
-                    add = min(8, add + 1)
-            if not aborted:
-                continue
-            if dl.expired():
-                break
-            del search.modifiers[before:]
-            search.fl = search.bl = None   # the passes of the last round were lost
-            if add > 1:
-                add = max(1, add // 2)
-                continue
-            # the label limit even for one more modifier: re-price the jobs under the kept modifiers
-            rb, mu, rpath = _reprice(net, search.mu, search.modifiers, ub, REPRICE_STEPS, dl.at, MAX_LABELS, prec)
-            passes += REPRICE_STEPS
-            if rb == INF:
-                return result(ub, "modifiers (re-priced)")
-            if rb <= bound + 1e-9:
-                # no better (-inf: not one pass fitted the label limit or the time, nothing was learnt)
-                stopped = "label limit"
-                break
-            bound = max(bound, min(float(math.ceil(rb - 1e-6 * max(1.0, abs(rb)))), ub))
-            say(f"re-priced under {len(search.modifiers)} modifiers: bound {min(rb, ub) * sm.cost_unit:g}, "
-                f"{net.N} nodes left")
+    mu, path = relax.mu, relax.path
+    counters = {"modifier_passes": 0, "modifier_rounds": 0}
+    target, step = ub - 1, None
+    while not dl.expired():
+        base = (net.alive.copy(), net.mask.copy())
+        counters["modifier_rounds"] += 1
+        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm)
+        info.update(counters)
+        bound = max(bound, min(out.bound, target + 1))
+        path = out.path or path
+        if out.status == "schedule":
+            val = float(sm.model_cost(out.sequence))
+            if val < ub:
+                best_seq, ub = out.sequence, val
+            return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
+        target = min(target, ub - 1)   # a better incumbent from the relaxed paths
+        if out.status == "empty":
+            bound = max(bound, target + 1)
             if bound >= ub:
-                return result(ub, "modifiers (re-priced)")
-            if rpath and (net.counts(rpath) == 1).all():
-                seq = [j for j, _ in rpath]
-                val = sm.model_cost(seq)
-                if val < ub:
-                    best_seq, ub = seq, float(val)
-                return result(min(bound, ub), "modifiers (relaxed path is a schedule)")
-            mods = list(search.modifiers)
-            search = ModifierSearch(net, mu, ub - 0.5, prec=prec)
-            search.add(mods)
-            path = rpath or path
-        if stopped is None or dl.expired():
-            info["stopped"] = stopped or "time limit"
+                return result(ub, "modifiers")
+            say(f"no schedule of cost <= {target * sm.cost_unit:g}")
+            net.alive, net.mask = base
+            target = min(ub - 1, bound + (step if step else ub))
+            continue
+        net.alive, net.mask = base
+        if out.status == "time":
             break
-        # the gap was too wide for the modifiers: better multipliers shrink it and the network
+        if out.status == "labels":
+            info["label_limit_rounds"] = info.get("label_limit_rounds", 0) + 1
+        if out.status == "labels" and target > bound:
+            # a lower tentative target prunes more labels (Tanaka, Fujikuma & Araki's tentative upper bound)
+            step = max(0, (target - bound) // 2)
+            target = bound + step
+            say(f"label limit: tentative target {target * sm.cost_unit:g}")
+            continue
+        # the gap is too wide for the modifiers even at the lowest target: better multipliers narrow it
         old = relax.bound
-        relax = optimize(net, ub, deadline=dl.at, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
+        relax = optimize(net, ub, deadline=dl.at, max_iter=SUBGRADIENT_PASSES, mu0=mu,
                          patience=hb.GRID_PATIENCE, expand=GRID_EXPAND)
-        say(f"{stopped}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
+        say(f"{out.status}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
             f"{relax.evaluations} more passes, {net.N} nodes left")
         bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
         if bound >= ub:
             return result(ub, "Lagrangian")
         if relax.bound <= old + 1e-9:
-            info["stopped"] = stopped
-            break
-    return result(bound, "time limit" if dl.expired() else info["stopped"])
+            info["stopped"] = "label limit" if out.status == "labels" else out.status
+            return result(bound, info["stopped"])
+        mu, path, target, step = relax.mu, relax.path or path, ub - 1, None
+    info["stopped"] = "time limit"
+    return result(bound, "time limit")
+
+
+class _Round:
+    """Outcome of one round of modifier passes (:func:`_round`): ``status``
+    ``"empty"`` (no schedule costs at most the target), ``"schedule"`` (the
+    cheapest surviving relaxed path, ``sequence``, is a schedule, hence
+    optimal), ``"labels"`` (the label limit even for one more modifier),
+    ``"modifier limit"`` or ``"time"``; ``bound`` a valid integer lower bound
+    on the schedules of cost at most the target, ``path`` the last relaxed path."""
+
+    def __init__(self, status: str, bound: float, path=None, sequence=None):
+        self.status, self.bound, self.path, self.sequence = status, bound, path or [], sequence
+
+
+def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, counters: dict, improve, say,
+           sm: hb.SingleMachine) -> _Round:
+    """Modifier passes that decide whether a schedule of cost ``<= target`` exists.
+
+    Jobs the relaxed path misses or repeats (:func:`_candidates`) join the
+    modifiers, a few at a time (fewer when the labels grow, more when they
+    stay small); forward and backward passes alternate, each pruned by the
+    other's labels at the threshold ``target + 1/2`` and shrinking the
+    network in place. Relaxed paths are repaired into schedules
+    (``improve``); a better incumbent lowers the threshold.
+    """
+    search = ModifierSearch(net, mu, target + 0.5, prec=prec)
+    bound, add = -INF, 4
+    while not dl.expired():
+        cands = _candidates(net, path, search.modifiers)
+        room = MAX_MODIFIERS - len(search.modifiers)
+        if not cands or room <= 0:
+            return _Round("modifier limit", bound, path)
+        before = len(search.modifiers)
+        search.add(cands[:min(add, room)])
+        for direction in ("forward", "backward"):
+            run = search.forward if direction == "forward" else search.backward
+            out = run(max_labels=MAX_LABELS, deadline=dl.at)
+            counters["modifier_passes"] += 1
+            if out.aborted:
+                if dl.expired():
+                    return _Round("time", bound, path)
+                del search.modifiers[before:]
+                search.fl = search.bl = None   # the passes of this round were lost
+                if add == 1:
+                    return _Round("labels", bound, path)
+                add = max(1, add // 2)
+                break
+            counters["modifiers"] = len(search.modifiers)
+            say(f"{direction} pass, {len(search.modifiers)} modifiers: bound {min(out.bound, target + 1) * sm.cost_unit:g}, "
+                f"{out.labels} labels, {net.N} nodes left")
+            if not math.isfinite(out.value):
+                return _Round("empty", target + 1, path)
+            bound = max(bound, float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))))
+            if (net.counts(out.path) == 1).all():
+                return _Round("schedule", bound, out.path, [j for j, _ in out.path])
+            path = out.path
+            ub = improve(path)
+            if ub is not None and ub - 1 < target:
+                target = ub - 1
+                search.limit = target + 0.5 - search.shift
+            if out.labels > MAX_LABELS // 4:
+                add = max(1, add // 2)
+            elif out.labels < MAX_LABELS // 40:
+                add = min(8, add + 1)
+    return _Round("time", bound, path)
