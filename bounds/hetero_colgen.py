@@ -96,7 +96,7 @@ PASS_SECONDS = 3e-7
 #: Simplex strategy of the master (HiGHS: 4, primal; columns are added to a primal feasible basis).
 SIMPLEX = 4
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
-MAX_COLUMNS = 3_000
+MAX_COLUMNS = 1_500
 
 
 @dataclass(frozen=True)
@@ -296,25 +296,6 @@ def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes
     return cols, float(sum(cost for _, _, cost in cols))
 
 
-def _schedule_prices(problem: HeteroProblem, g: Grid, upper: Schedule) -> np.ndarray:
-    """The incumbent's complementary-slackness prices: each task's cost plus its run time priced at the
-    weight of the late tasks after it on its GPU (as in :mod:`bounds.hetero_multi`; any prices are valid)."""
-    pos = {int(t): i for i, t in enumerate(g.tasks)}
-    pi = np.zeros(len(g.tasks))
-    per_gpu: dict[int, list] = {}
-    for x in upper.assignments:
-        per_gpu.setdefault(problem.gpu_index[x.gpu], []).append(x)
-    for j, xs in per_gpu.items():
-        late_after = 0.0
-        for x in sorted(xs, key=lambda x: -x.end):
-            i = pos[problem.index[x.task]]
-            cost = g.cost(i, j, x.end)
-            pi[i] = cost + g.P[i, j] * late_after
-            if cost > 0:
-                late_after += g.Wj[i, j]
-    return pi
-
-
 def _user_cost(problem: HeteroProblem, schedule: Schedule) -> float:
     idx = problem.index
     return float(sum(problem.weight[idx[x.task]] * max(0.0, x.end - problem.deadline[idx[x.task]])
@@ -382,7 +363,7 @@ class _Master:
         gone = set(qs)
         for q in qs:
             c, ks, ts = self.cols[q]
-            if len(np.unique(ks)) == len(ks):
+            if len(set(ks.tolist())) == len(ks):
                 self.archive.append((c, ks, ts, self.cost[q]))
         self.cols = [x for q, x in enumerate(self.cols) if q not in gone]
         self.cost = [x for q, x in enumerate(self.cost) if q not in gone]
@@ -616,13 +597,17 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                     new.append((cc, seq, cost))
         return new, grad
 
-    best, center = -math.inf, _schedule_prices(problem, g, upper)
+    # at zero prices no pseudo-schedule costs less than nothing: L(0) = 0 is the best point known at the start
+    # (the incumbent's complementary-slackness prices let every GPU repeat its dearest tasks, L far below 0)
+    best, center = 0.0, np.zeros(n)
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
     last_fix, trace, since_fine, heuristic = None, [], 0, 0
     views = [_Coarse(c, k) for c in classes if (k := c.coarse_factor()) > 1] if coarse else []
+    step = 0.0      # the last pass's time outside the exact pricing (whose passes are timed apart)
     while passes < max_iter and best < target - 1e-6 * max(1.0, abs(target)):
-        if deadline is not None and time.perf_counter() >= deadline:
+        t1 = time.perf_counter()
+        if deadline is not None and t1 + step >= deadline:
             break
         lp, pi_lp, sigma = master.solve(deadline)
         if lp is None:
@@ -635,6 +620,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             heuristic += 1
             labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[v.cls.tasks], v.work)) for v in views]
             new, grad = pass_columns(labs, pi_price, pi_lp, sigma, False)
+        step = time.perf_counter() - t1
         if not new:
             since_fine = 0
             while True:
@@ -644,18 +630,18 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                 if total > best:
                     best, center = total, pi_price.copy()
                     trace.append((round(time.perf_counter() - t0, 2), passes, best / g.scale))
-                    # fix again whenever the bound closed another 5 % of the gap to the incumbent
-                    if (last_fix is None or best - last_fix > 0.05 * (theta - last_fix)) and (
-                            deadline is None
-                            or time.perf_counter() + sum(c.work["seconds"] for c in classes) < deadline):
-                        last_fix = best
-                        fixed += fix(pi_price, total, labs)
-                        dropped = master.drop_dead()
-                        for v in views:
-                            v.update()
-                        if DEBUG:
-                            print(f"fix {time.perf_counter() - t0:.2f}s L={best:.0f}: {fixed} removed, "
-                                  f"horizons {[c.H for c in classes]}")
+                # fix again whenever L closed another 5 % of the gap to the incumbent (a negative L fixes too)
+                if total > -math.inf and (last_fix is None or total - last_fix > 0.05 * (theta - last_fix)) and (
+                        deadline is None
+                        or time.perf_counter() + 2 * sum(c.work["seconds"] for c in classes) < deadline):
+                    last_fix = total
+                    fixed += fix(pi_price, total, labs)
+                    dropped += master.drop_dead()
+                    for v in views:
+                        v.update()
+                    if DEBUG:
+                        print(f"fix {time.perf_counter() - t0:.2f}s L={total:.0f}: {fixed} removed, "
+                              f"horizons {[c.H for c in classes]}")
                 if new or alpha == 0 or total == -math.inf:
                     break
                 mispriced += 1
@@ -671,14 +657,16 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                 alpha = max(0.0, alpha - 0.1)
             else:
                 alpha = min(0.99, alpha + 0.1 * (1 - alpha))
+        t2 = time.perf_counter()
         master.add(new)
         master.clean(MAX_COLUMNS)
+        step += time.perf_counter() - t2
     model = max(0.0, float(math.ceil(best - 1e-6 * max(1.0, abs(best))))) if best > -math.inf else 0.0
     model = min(model, ub if g.exact else theta)
     proved = g.exact and model >= ub
-    real = [(tuple(c.gpus), tuple(int(i) for i in g.tasks[c.tasks[ks]]), float(master.cost[q]))
-            for q, (c, ks, _) in enumerate(master.cols) if len(ks) and len(np.unique(ks)) == len(ks)]
-    real += [(tuple(c.gpus), tuple(int(i) for i in g.tasks[c.tasks[ks]]), float(cost))
+    real = [(tuple(c.gpus), tuple(g.tasks[c.tasks[ks]].tolist()), float(cost))
+            for (c, ks, _), cost in zip(master.cols, master.cost) if 0 < len(ks) == len(set(ks.tolist()))]
+    real += [(tuple(c.gpus), tuple(g.tasks[c.tasks[ks]].tolist()), float(cost))
              for c, ks, _, cost in master.archive if len(ks)]
     return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
                        lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g, pool=real,

@@ -347,23 +347,36 @@ def path_cost(seq, W, D) -> float:
     return float(sum(W[k] * max(0, t - D[k]) for k, t in seq))
 
 
+@numba.njit(cache=True)
+def _columns(P, W, D, pi, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, best, best_t, picks, buf, lens, costs):
+    for q in range(len(picks)):
+        j = picks[q]
+        m = _trace(P, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, j, best_t[j], buf[q])
+        lens[q] = m
+        c = 0.0
+        for r in range(m):
+            c += _tard(W, D, buf[q, r, 0], buf[q, r, 1])
+        costs[q] = c
+
+
 @known_options
 def columns(lab: Labels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[tuple[float, list, float]]:
     """Up to ``limit`` pseudo-schedules of negative value: the cheapest ending with each task, best first.
 
     Returns ``(value, [(task, completion), ...], cost)`` with ``value = cost - sum of pi`` over its tasks.
     """
-    last = lab.best
+    order = np.argsort(lab.best, kind="stable")[:limit]
+    picks = order[lab.best[order] < -tol]
+    if len(picks) == 0:
+        return []
+    buf = np.empty((len(picks), lab.df1.shape[0] + 1, 2), np.int64)
+    lens, costs = np.empty(len(picks), np.int64), np.empty(len(picks))
+    _columns(np.asarray(P, np.int64), np.asarray(W, np.float64), np.asarray(D, np.int64), np.asarray(pi, np.float64),
+             lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.ip1, lab.is1, lab.ip2, lab.is2, lab.best, lab.best_t,
+             picks.astype(np.int64), buf, lens, costs)
     out = []
-    seen = set()
-    for j in np.argsort(last, kind="stable"):
-        if len(out) >= limit or not last[j] < -tol:
-            break
-        seq = trace(lab, P, int(j))
-        key = tuple(seq)
-        if key in seen:
-            continue
-        seen.add(key)
-        cost = path_cost(seq, W, D)
-        out.append((cost - float(sum(pi[k] for k, _ in seq)), seq, cost))
+    for q in range(len(picks)):
+        seq = buf[q, :lens[q]][::-1]
+        out.append((float(costs[q] - np.asarray(pi)[seq[:, 0]].sum()), list(zip(seq[:, 0].tolist(), seq[:, 1].tolist())),
+                    float(costs[q])))
     return out
