@@ -3,8 +3,9 @@
 Generates instances (:func:`instances.hetero.generate`: ``--n`` tasks with
 arrivals on a cluster of ``--gpus``, by default T4 + V100 + A100-80GB),
 solves each with an exact backend (``--backend``, default ``auto``: the
-column-generation root of :mod:`milp.hetero_colgen`, then CP-SAT with its
-bound where the gap stays open; ``cpsat`` and ``highs`` are the models of
+column-generation root of :mod:`milp.hetero_colgen`, then the
+branch-and-price of :mod:`milp.hetero_bnp` where the gap stays open
+(CP-SAT with the root's bound where its grid is not exact); ``cpsat`` and ``highs`` are the models of
 formulation (1)-(6), warm-started from the ILS and given the
 column-generation bound of :mod:`bounds.hetero_colgen`) within
 ``--time-limit`` seconds, and runs every

@@ -74,6 +74,8 @@ PER_CLASS = 12
 SMOOTHING = 0.5
 #: Seconds of local search from each node's rounded LP solution.
 ROUNDING_SECONDS = 0.15
+#: Branching candidates of each kind probed at a node.
+PROBES = 4
 #: Tolerance on LP values (model cost units are integers).
 EPS = 1e-6
 
@@ -123,6 +125,7 @@ class _Node:
     lo: np.ndarray = field(compare=False)          # the task completes after lo (user time)
     hi: np.ndarray = field(compare=False)          # ... and by hi
     prices: np.ndarray = field(compare=False)
+    kind: str = field(compare=False, default="root")   # the decision that made it
 
 
 class _Master:
@@ -145,7 +148,8 @@ class _Master:
         self.ts: list[np.ndarray] = []           # grid completions
         self.cost: list[float] = []
         self.keys: set = set()
-        self._flat: tuple | None = None
+        self._flat = tuple(np.zeros(0, np.int64) for _ in range(4))
+        self._pending = 0
         self.upper = np.zeros(0)                 # current column upper bounds (pool columns)
 
     def add(self, cols: list[tuple[int, np.ndarray, np.ndarray, float]]) -> int:
@@ -171,17 +175,20 @@ class _Master:
             self.h.addCols(m, np.asarray(costs, float), np.zeros(m), np.full(m, highspy.kHighsInf), len(idx),
                            np.asarray(starts, np.int32), np.asarray(idx, np.int32), np.asarray(vals, float))
             self.upper = np.concatenate([self.upper, np.full(m, np.inf)])
-            self._flat = None
+            self._pending += m
         return m
 
     def _entries(self):
-        if self._flat is None:
-            lens = np.array([len(k) for k in self.ks], np.int64)
-            col = np.repeat(np.arange(len(self.ks)), lens)
-            cls = np.repeat(np.asarray(self.cls, np.int64), lens)
-            ks = np.concatenate(self.ks) if self.ks else np.zeros(0, np.int64)
-            ts = np.concatenate(self.ts) if self.ts else np.zeros(0, np.int64)
-            self._flat = (col, cls, ks, ts)
+        """Every (column, class, local task, completion) of the pool as flat arrays (the new ones appended)."""
+        if self._pending:
+            first = len(self.ks) - self._pending
+            new = self.ks[first:]
+            lens = np.array([len(k) for k in new], np.int64)
+            chunk = (np.repeat(np.arange(first, len(self.ks)), lens),
+                     np.repeat(np.asarray(self.cls[first:], np.int64), lens),
+                     np.concatenate(new), np.concatenate(self.ts[first:]))
+            self._flat = tuple(np.concatenate([a, b]) for a, b in zip(self._flat, chunk))
+            self._pending = 0
         return self._flat
 
     def restrict(self, alive: list[np.ndarray]) -> None:
@@ -203,8 +210,15 @@ class _Master:
                                     np.where(upper[changed] > 0, highspy.kHighsInf, 0.0))
             self.upper = upper
 
-    def solve(self) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    def solve(self, dl: Deadline) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The LP's value, task and class duals and solution; ``None`` when ``dl`` ends first."""
+        rem = dl.remaining()
+        if rem is not None:
+            # HiGHS compares its time limit with the run time of every run of this model together
+            self.h.setOptionValue("time_limit", self.h.getRunTime() + max(0.01, rem))
         self.h.run()
+        if self.h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+            return None
         if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             raise RuntimeError(f"branch-and-price master LP: {self.h.getModelStatus()}")
         sol = self.h.getSolution()
@@ -299,23 +313,30 @@ class _Tree:
         return removed
 
     def process(self, node: _Node, dl: Deadline):
-        """Column generation at ``node``: ``(state, bound, prices, x)``, state ``"closed"`` (bound reaches the
-        incumbent), ``"time"`` or ``"converged"`` (``x`` the LP solution then)."""
+        """Column generation at ``node``: ``(state, bound, prices, x, alive)``, state ``"closed"`` (bound reaches
+        the incumbent), ``"time"`` or ``"converged"`` (``x`` the LP solution and ``alive`` the node's pricing
+        networks after its fixing then)."""
         alive = self.node_alive(node)
         for i in range(self.n):       # a task with no completion left on any class: no schedule here
             if not any(c.local[i] >= 0 and al[:, c.local[i]].any() for c, al in zip(self.classes, alive)):
-                return "closed", math.inf, node.prices, None
+                return "closed", math.inf, node.prices, None, None
         self.master.restrict(alive)
         center, best, alpha = node.prices.copy(), -math.inf, SMOOTHING
         last_fix = None
         while True:
             if dl.expired():
-                return "time", max(node.bound, best), center, None
-            lp, pi_lp, sigma, x = self.master.solve()
+                return "time", max(node.bound, best), center, None, None
+            out = self.master.solve(dl)
+            if out is None:
+                return "time", max(node.bound, best), center, None, None
+            lp, pi_lp, sigma, x = out
             pi = alpha * center + (1 - alpha) * pi_lp
             refixed = False
             while True:
                 total, labs = self.price(pi, alive)
+                if dl.expired():
+                    # a pass cut short is still a valid Lagrangian value, but not worth more work here
+                    return "time", max(node.bound, best, total), center, None, None
                 new, grad = [], np.ones(self.n)
                 for c, lab, al in zip(self.classes, labs, alive):
                     for q, (_, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi[c.tasks], PER_CLASS)):
@@ -328,7 +349,7 @@ class _Tree:
                 if total > best:
                     best, center = total, pi.copy()
                     if best > self.ub - 1 + EPS:
-                        return "closed", max(node.bound, best), center, None
+                        return "closed", max(node.bound, best), center, None, None
                     if last_fix is None or best - last_fix > 0.05 * (self.ub - 1 - last_fix):
                         last_fix = best
                         if self.fix(pi, total, labs, alive):
@@ -342,7 +363,7 @@ class _Tree:
             else:
                 alpha = min(0.99, alpha + 0.1 * (1 - alpha))
             if not new and not refixed:
-                return "converged", max(node.bound, best), center, x
+                return "converged", max(node.bound, best), center, x, alive
             self.master.add(new)
 
     # -- branching and rounding --------------------------------------------------------------------------------------
@@ -356,50 +377,102 @@ class _Tree:
             out.append((float(lam[q]), c, c.tasks[ks], c.time[np.minimum(self.master.ts[q], len(c.time) - 1)]))
         return out
 
-    def branch(self, node: _Node, x: np.ndarray, bound: float, prices: np.ndarray, serial: int):
-        """The two children of ``node`` (``None`` when the LP solution is integral)."""
-        supp = self._support(x)
-        K = len(self.classes)
+    def _candidates(self, supp) -> list[tuple[str, int, float]]:
+        """Branching candidates ``(kind, task, class or time)``: the :data:`PROBES` fractional assignments of
+        largest ``weight x fractionality``, and the :data:`PROBES` tasks whose completions differ most between
+        the LP's columns (weight x mean deviation), split at the last completion up to their mean."""
+        K, w = len(self.classes), self.g.W
         share = np.zeros((self.n, K))
         for lam, c, tasks, _ in supp:
             np.add.at(share[:, c.row], tasks, lam)
         top = share.max(axis=1)
         frac = np.minimum(top, 1 - top)
-        w = self.g.W
-        child = dict(bound=bound, neg_depth=node.neg_depth - 1, prices=prices)
-        if frac.max() > EPS:
-            i = int(np.argmax(frac * (1 + w / max(w.max(), 1e-300))))
-            k = int(np.argmax(share[i]))
-            a, b = node.allowed.copy(), node.allowed.copy()
-            a[i] = False
-            a[i, k] = True
-            b[i, k] = False
-            return [_Node(serial=serial, allowed=a, lo=node.lo, hi=node.hi, **child),
-                    _Node(serial=serial + 1, allowed=b, lo=node.lo, hi=node.hi, **child)]
-        best_i, best_score, best_t = -1, EPS, 0.0
+        out = [("assignment", int(i), float(np.argmax(share[i])))
+               for i in np.argsort(-(frac * w), kind="stable")[:PROBES] if frac[i] > EPS]
+        timed = []
         for i in range(self.n):
-            vals, lams = [], []
-            for lam, _, tasks, times in supp:
-                for t in times[tasks == i]:
-                    vals.append(float(t))
-                    lams.append(lam)
-            if len(vals) < 2:
-                continue
-            vals, lams = np.asarray(vals), np.asarray(lams)
-            if vals.max() - vals.min() <= 1e-9:
+            vals = np.concatenate([times[tasks == i] for _, _, tasks, times in supp])
+            lams = np.concatenate([np.full(int((tasks == i).sum()), lam) for lam, _, tasks, _ in supp])
+            if len(vals) < 2 or vals.max() - vals.min() <= 1e-9:
                 continue
             mean = float(lams @ vals / lams.sum())
-            score = float(w[i] * (lams @ np.abs(vals - mean)) / lams.sum())
-            if score > best_score:
-                distinct = np.unique(vals)
-                best_i, best_score, best_t = i, score, float(distinct[distinct <= mean + 1e-9].max())
-        if best_i < 0:
+            distinct = np.unique(vals)
+            timed.append((float(w[i] * (lams @ np.abs(vals - mean)) / lams.sum()), i,
+                          float(distinct[distinct <= mean + 1e-9].max())))
+        timed.sort(reverse=True)
+        return out + [("time", i, t) for _, i, t in timed[:PROBES]]
+
+    def _child_alive(self, alive: list[np.ndarray], kind: str, i: int, arg: float, side: int):
+        """``alive`` under one more decision (side 0: on class / by time ``arg``; 1: not on it / after it),
+        and the rows of the classes it changes."""
+        out, changed = list(alive), []
+        for r, c in enumerate(self.classes):
+            k = c.local[i]
+            if k < 0:
+                continue
+            if kind == "assignment":
+                if (r == int(arg)) == (side == 0):
+                    continue
+                keep = np.zeros(alive[r].shape[0], bool)
+            else:
+                t = c.time[:alive[r].shape[0]]
+                keep = t <= arg + 1e-9 if side == 0 else t > arg + 1e-9
+            if (alive[r][:, k] & ~keep).any():
+                al = alive[r].copy()
+                al[:, k] &= keep
+                out[r] = al
+                changed.append(r)
+        return out, changed
+
+    def branch(self, node: _Node, x: np.ndarray, bound: float, prices: np.ndarray, alive: list[np.ndarray],
+               serial: int, dl: Deadline):
+        """The children of ``node`` (``None`` when the LP solution is integral).
+
+        Each candidate's two children are probed by one pricing pass at the node's best prices (a valid
+        Lagrangian bound of the child); the candidate whose weaker child is strongest wins, and the children
+        start from their probed bounds (a child already at the incumbent is left out).
+        """
+        cands = self._candidates(self._support(x))
+        if not cands:
             return None
-        hi, lo = node.hi.copy(), node.lo.copy()
-        hi[best_i] = min(hi[best_i], best_t)
-        lo[best_i] = max(lo[best_i], best_t)
-        return [_Node(serial=serial, allowed=node.allowed, lo=node.lo, hi=hi, **child),
-                _Node(serial=serial + 1, allowed=node.allowed, lo=lo, hi=node.hi, **child)]
+        values = [lab.value for lab in self.price(prices, alive)[1]]
+        base = float(prices.sum())
+        best = None
+        for kind, i, arg in cands:
+            if best is not None and dl.expired():
+                break
+            Ls = []
+            for side in (0, 1):
+                al, changed = self._child_alive(alive, kind, i, arg, side)
+                v = list(values)
+                for r in changed:
+                    c = self.classes[r]
+                    if not al[r].any():
+                        v[r] = 0.0
+                    else:
+                        v[r] = forward(c.P, c.A, self._shrink(al[r]), c.W, c.D, prices[c.tasks], c.work).value
+                Ls.append(base + sum(c.m * vr for c, vr in zip(self.classes, v)))
+            key = (min(Ls), max(Ls))
+            if best is None or key > best[0]:
+                best = (key, kind, i, arg, Ls)
+        _, kind, i, arg, Ls = best
+        kids = []
+        for side in (0, 1):
+            allowed, lo, hi = node.allowed, node.lo, node.hi
+            if kind == "assignment":
+                allowed = allowed.copy()
+                if side == 0:
+                    allowed[i] = False
+                allowed[i, int(arg)] = side == 0
+            elif side == 0:
+                hi = hi.copy()
+                hi[i] = min(hi[i], arg)
+            else:
+                lo = lo.copy()
+                lo[i] = max(lo[i], arg)
+            kids.append(_Node(bound=max(bound, Ls[side]), neg_depth=node.neg_depth - 1, serial=serial + side,
+                              allowed=allowed, lo=lo, hi=hi, prices=prices, kind=kind))
+        return kids
 
     def round(self, x: np.ndarray, dl: Deadline) -> None:
         """Schedule from the LP solution: each task on its class of largest share, in the order of its mean
@@ -495,7 +568,7 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
         node = heapq.heappop(heap)
         if node.bound > tree.ub - 1 + EPS:
             continue
-        state, bound, prices, x = tree.process(node, dl)
+        state, bound, prices, x, alive = tree.process(node, dl)
         tree.nodes += 1
         info["max_depth"] = max(info["max_depth"], -node.neg_depth)
         if state == "time":
@@ -507,11 +580,12 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
         tree.round(x, dl)
         if bound > tree.ub - 1 + EPS:
             continue
-        kids = tree.branch(node, x, bound, prices, serial)
+        kids = tree.branch(node, x, bound, prices, alive, serial, dl)
+        kind = "integral" if kids is None else kids[0].kind
         if log:
-            print(f"node {tree.nodes}: bound {bound / g.scale:g}, incumbent {tree.best_obj:g}, open {len(heap)}, "
-                  f"columns {len(tree.master.ks)}, {time.perf_counter() - t0:.1f}s")
-        kind = "integral" if kids is None else ("assignment" if kids[0].allowed is not node.allowed else "time")
+            print(f"node {tree.nodes} (depth {-node.neg_depth}): bound {bound / g.scale:g}, incumbent "
+                  f"{tree.best_obj:g}, open {len(heap)}, columns {len(tree.master.ks)}, {kind} branch, "
+                  f"{time.perf_counter() - t0:.1f}s")
         info[kind] = info.get(kind, 0) + 1
         if kids is None:
             # integral LP: with one GPU per class its columns are a schedule that the rounding has offered
@@ -520,7 +594,8 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
             continue
         serial += 2
         for kid in kids:
-            heapq.heappush(heap, kid)
+            if kid.bound <= tree.ub - 1 + EPS:
+                heapq.heappush(heap, kid)
         if dl.expired():
             break
     open_bounds = [b for b in [nd.bound for nd in heap] + stuck if b <= tree.ub - 1 + EPS]
