@@ -142,7 +142,8 @@ class StepScale:
 @known_options
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
-             mu0: np.ndarray | None = None, deflection: float = 1.0, expand: float = 1.0) -> Relaxation:
+             mu0: np.ndarray | None = None, deflection: float = 1.0, expand: float = 1.0,
+             restarts: int = 0) -> Relaxation:
     """Subgradient optimisation of the multipliers, with elimination.
 
     Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
@@ -154,9 +155,12 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     ``step`` halves after ``patience`` passes without a better bound. Every
     ``eliminate_every`` passes with progress, arcs whose cheapest path
     exceeds ``upper - 1/2`` (``integral``: every schedule's cost is an
-    integer) or ``upper`` are removed, which shrinks the later passes. Stops
-    when the bound reaches ``upper``, after ``max_iter`` passes, when the
-    step vanishes, or before ``deadline`` (a ``time.perf_counter`` value):
+    integer) or ``upper`` are removed, which shrinks the later passes. The
+    step grows by ``expand`` on each better bound (at most back to ``step``);
+    when it vanishes, up to ``restarts`` times the search starts again from
+    the best multipliers with the full step, as long as the last start
+    raised the bound. Stops when the bound reaches ``upper``, after
+    ``max_iter`` passes, when the step vanishes, or before ``deadline`` (a ``time.perf_counter`` value):
     a pass or an elimination is not started when the last one of its kind
     would not fit, so the deadline is kept rather than overrun by one pass.
 
@@ -186,6 +190,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     evals = 0
     rule = StepScale(step, patience, expand)
     d_prev = None
+    restart_best = -INF
     t_pass = t_elim = 0.0
     while evals < max_iter:
         now = time.perf_counter()
@@ -203,8 +208,17 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             best_mu, best_path = mu.copy(), path
             since += 1
         trace.append(rule.best)
-        if rule.best > theta or rule.scale < 1e-4:
+        if rule.best > theta:
             break
+        if rule.scale < 1e-4:
+            # the step collapsed; from the best multipliers with a full step again while that still pays
+            if restarts <= 0 or rule.best <= restart_best + 1e-6 * max(1.0, abs(rule.best)):
+                break
+            restarts -= 1
+            restart_best = rule.best
+            rule.scale, rule.stall, d_prev = step, 0, None
+            mu = best_mu.copy()
+            continue
         if eliminate_every and (evals == 1 or since >= eliminate_every):
             since = 0
             now = time.perf_counter()

@@ -73,6 +73,8 @@ __all__ = ["solve_ssdp", "applies"]
 SUBGRADIENT_PASSES = 600
 #: Growth of the subgradient step on each better bound (:class:`bounds.hetero_subgradient.StepScale`).
 GRID_EXPAND = 1.2
+#: Restarts of the subgradient from the best multipliers when its step collapses while the bound still rises.
+GRID_RESTARTS = 3
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
 #: Seconds of the ILS per job when no hint is given (at most 1 s and 10 % of the time limit).
@@ -213,12 +215,16 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
     stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
     relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES, expand=GRID_EXPAND)
+    if not relax.proved and not dl.expired() and relax.evaluations < SUBGRADIENT_PASSES:
+        # the step collapsed before the passes ran out: from the best multipliers with a full step again
+        relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
+                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
     # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
     for _ in range(IMPROVE_ROUNDS):
         if relax.proved or dl.expired() or improve(relax.path) is None:
             break
         relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
-                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND)
+                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
     info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
     say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
@@ -265,7 +271,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         # the gap is too wide for the modifiers even at the lowest target: better multipliers narrow it
         old = relax.bound
         relax = optimize(net, ub, deadline=dl.at, max_iter=SUBGRADIENT_PASSES, mu0=mu,
-                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND)
+                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
         say(f"{out.status}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
             f"{relax.evaluations} more passes, {net.N} nodes left")
         bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
