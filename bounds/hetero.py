@@ -450,7 +450,7 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     if problem.n == 0 or not problem.eligible.any():
         return 0.0
     # the last pass is timed from the one before it: a small reserve keeps the return within the limit
-    deadline = None if time_limit is None else time.perf_counter() + time_limit - min(0.1, 0.03 * time_limit)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit - min(0.1, 0.05 * time_limit)
     res = lagrangian(problem, upper, max_iter=max_iter, deadline=deadline)
     if res is not None:
         return float(res.bound)

@@ -82,6 +82,7 @@ MAX_LABELS = 3_000_000
 COLUMNS_PER_CLASS = 12
 #: Random list schedules whose GPU sequences start the master LP.
 START_SCHEDULES = 200
+LIST_CHUNK = 25
 DEBUG = False
 #: Weight of the best prices so far in the smoothed prices (Wentges).
 SMOOTHING = 0.5
@@ -384,8 +385,9 @@ class _Master:
 
 
 @numba.njit(cache=True)
-def _eft_lists(orders, A, P, elig, Rj, gpu_of):
-    """Earliest-finish list schedules of each order (rows of ``orders``): ``gpu_of[s, i]`` the GPU of task ``i``."""
+def _eft_lists(orders, A, P, W, D, elig, Rj, gpu_of, end, cost):
+    """Earliest-finish list schedules of each order (rows of ``orders``): task ``i`` of schedule ``s`` runs
+    on GPU ``gpu_of[s, i]`` and completes at step ``end[s, i]`` of its grid; ``cost[s, j]``: GPU ``j``'s cost."""
     S, n = orders.shape
     m = P.shape[1]
     avail = np.zeros(m, np.int64)
@@ -401,6 +403,9 @@ def _eft_lists(orders, A, P, elig, Rj, gpu_of):
                         best, bj = fin, j
             avail[bj] = max(avail[bj], A[i, bj]) + P[i, bj]
             gpu_of[s, i] = bj
+            end[s, i] = avail[bj]
+            if avail[bj] > D[i, bj]:
+                cost[s, bj] += W[i, bj] * (avail[bj] - D[i, bj])
 
 
 @numba.njit(cache=True)
@@ -416,34 +421,41 @@ def _retime(P, A, W, D, ks, ts):
     return cost
 
 
-def _list_columns(problem: HeteroProblem, g: Grid, classes: list[_Class], count: int, seed: int = 0):
-    """Columns of ``count`` earliest-finish list schedules of randomly perturbed due-date orders.
+def _list_columns(problem: HeteroProblem, g: Grid, classes: list[_Class], count: int,
+                  deadline: float | None = None, seed: int = 0):
+    """Columns of up to ``count`` earliest-finish list schedules of randomly perturbed due-date orders
+    (fewer when ``deadline`` comes first).
 
-    Only a richer start for the master LP (every column is a GPU's real sequence, re-timed on the grid):
+    Only a richer start for the master LP (every column is a GPU's real sequence, timed on the grid):
     from the incumbent's columns alone the LP stays degenerate for many passes.
     """
-    if count <= 0:
-        return []
     rng = np.random.default_rng(seed)
     cls_of = {j: c for c in classes for j in c.gpus}
     gpus = np.array(sorted(cls_of))
     d = problem.deadline[g.tasks]
     spread = float(np.mean([problem.p[g.tasks, j].mean() for j in gpus]))
-    noise = rng.normal(0.0, 1.0, (count, len(d))) * (spread * rng.uniform(0.5, 4.0, count))[:, None]
-    orders = np.argsort(d[None, :] + noise, axis=1)
-    gpu_of = np.empty((count, len(d)), np.int64)
-    _eft_lists(orders, g.A[:, gpus], g.P[:, gpus], g.eligible[:, gpus], g.Rj[gpus], gpu_of)
     seen, cols = set(), []
-    for s in range(count):
-        order = orders[s]
-        placed = gpus[gpu_of[s, order]]
-        for j in gpus:
-            c = cls_of[int(j)]
-            seq = c.local[order[placed == j]]
-            key = (c.row, seq.tobytes())
-            if len(seq) and key not in seen:
-                seen.add(key)
-                cols.append((c, *c.retime(seq)))
+    for lo in range(0, count, LIST_CHUNK):
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        k = min(LIST_CHUNK, count - lo)
+        noise = rng.normal(0.0, 1.0, (k, len(d))) * (spread * rng.uniform(0.5, 4.0, k))[:, None]
+        orders = np.argsort(d[None, :] + noise, axis=1)
+        gpu_of, end = np.empty((k, len(d)), np.int64), np.empty((k, len(d)), np.int64)
+        cost = np.zeros((k, len(gpus)))
+        _eft_lists(orders, g.A[:, gpus], g.P[:, gpus], g.Wj[:, gpus], g.D[:, gpus], g.eligible[:, gpus],
+                   g.Rj[gpus], gpu_of, end, cost)
+        for s in range(k):
+            order = orders[s]
+            placed = gpu_of[s, order]
+            for q, j in enumerate(gpus):
+                c = cls_of[int(j)]
+                mine = order[placed == q]
+                seq = c.local[mine]
+                key = (c.row, seq.tobytes())
+                if len(seq) and key not in seen:
+                    seen.add(key)
+                    cols.append((c, list(zip(seq.tolist(), end[s, mine].tolist())), float(cost[s, q])))
     return cols
 
 
@@ -534,8 +546,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     master = _Master(n, classes)
     master.add(inc_cols)
     master.keep = len(inc_cols)
-    if deadline is None or time.perf_counter() < deadline:
-        master.add(_list_columns(problem, g, classes, START_SCHEDULES))
+    # the start columns get a fifth of the time left
+    master.add(_list_columns(problem, g, classes, START_SCHEDULES,
+                             None if deadline is None else t0 + 0.2 * (deadline - t0)))
     if pool:
         by_gpus = {tuple(c.gpus): c for c in classes}
         # problem task -> the class's local index

@@ -160,3 +160,50 @@ def test_empty_and_zero_cases():
     easy = HeteroProblem((Task("a", 2, 0, 10, 1, 0),), (GPU("g", 1.0),))
     res = colgen_bound(easy)
     assert res.bound == 0.0 and res.proved
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiny(), st.integers(1, 30), st.integers(1, 3))
+def test_heuristic_pricing_on_coarse_views_keeps_the_bound_valid(pb, passes, run_steps):
+    # every class gets a coarse view (steps of about a run time / run_steps): its columns only join the
+    # master; the bound must still come out below the brute-force optimum
+    import bounds.hetero_colgen as hc
+
+    old = hc.COARSE_MIN_STEPS, hc.COARSE_RUN_STEPS
+    hc.COARSE_MIN_STEPS, hc.COARSE_RUN_STEPS = 0, run_steps
+    try:
+        res = colgen_bound(pb, time_limit=None, max_iter=passes)
+    finally:
+        hc.COARSE_MIN_STEPS, hc.COARSE_RUN_STEPS = old
+    opt = brute_multi(pb)
+    assert res.bound <= opt + 1e-9 * max(1.0, opt)
+    if res.converged:
+        assert res.lp <= res.bound + 1e-6 * max(1.0, res.bound)
+
+
+def test_coarse_views_price_and_the_bound_stays_below_cpsat(monkeypatch):
+    import bounds.hetero_colgen as hc
+
+    monkeypatch.setattr(hc, "COARSE_MIN_STEPS", 0)
+    pb = hetero.generate(9, seed=5)
+    opt = solve_optimal(pb, backend="cpsat", time_limit=60)
+    assert opt.proven
+    res = colgen_bound(pb, time_limit=60)
+    assert res.info["heuristic_passes"] > 0
+    assert res.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+    assert res.converged or res.proved
+    plain = colgen_bound(pb, time_limit=60, coarse=False)
+    assert plain.info["heuristic_passes"] == 0
+    assert plain.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+
+
+def test_lower_bound_keeps_a_short_time_limit_at_n100():
+    import time
+
+    from bounds.hetero import lower_bound
+
+    pb = hetero.generate(100, seed=12)
+    t = time.perf_counter()
+    b = lower_bound(pb, time_limit=0.5)
+    assert time.perf_counter() - t <= 0.5
+    assert b >= 0.0
