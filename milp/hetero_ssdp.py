@@ -78,9 +78,11 @@ GRID_RESTARTS = 3
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
 #: Seconds of the ILS per job when no hint is given (at most 1 s and 10 % of the time limit).
-ILS_SECONDS_PER_JOB = 0.005
+ILS_SECONDS_PER_JOB = 0.002
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
+#: Share of the time left that one round of modifier passes may take before a lower target is tried.
+ROUND_SHARE = 0.3
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
 MAX_LABELS = 3_000_000
 #: Sweeps of the three-job dominance over the reduced network before the modifiers.
@@ -126,7 +128,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         Seconds or a :class:`~instances.options.Deadline` for the whole call.
     hint
         A schedule to start from; without one the ILS runs for
-        ``min(1 s, 5 ms per job, 10 %)`` of the budget. Schedules repaired
+        ``min(1 s, 2 ms per job, 10 %)`` of the budget. Schedules repaired
         from the relaxed paths (then improved by dynasearch) replace it
         when they are better.
     log
@@ -235,11 +237,15 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     net.eliminate(relax.mu, ub - 0.5)
     mu, path = relax.mu, relax.path
     counters = {"modifier_passes": 0, "modifier_rounds": 0}
-    target, step = ub - 1, None
+    # the first target halfway: a round below the incumbent prunes more, and an empty one still raises the bound
+    step = max(0, (ub - 1 - bound) // 2)
+    target = bound + step
     while not dl.expired():
         base = (net.alive.copy(), net.mask.copy())
         counters["modifier_rounds"] += 1
-        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm)
+        rem = dl.remaining()
+        cap = None if rem is None else time.perf_counter() + ROUND_SHARE * rem
+        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, cap)
         info.update(counters)
         bound = max(bound, min(out.bound, target + 1))
         path = out.path or path
@@ -298,7 +304,7 @@ class _Round:
 
 
 def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, counters: dict, improve, say,
-           sm: hb.SingleMachine) -> _Round:
+           sm: hb.SingleMachine, cap: float | None = None) -> _Round:
     """Modifier passes that decide whether a schedule of cost ``<= target`` exists.
 
     Jobs the relaxed path misses or repeats (:func:`_candidates`) join the
@@ -306,11 +312,15 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     stay small); forward and backward passes alternate, each pruned by the
     other's labels at the threshold ``target + 1/2`` and shrinking the
     network in place. Relaxed paths are repaired into schedules
-    (``improve``); a better incumbent lowers the threshold.
+    (``improve``); a better incumbent lowers the threshold. A round still
+    open at ``cap`` (a ``time.perf_counter`` value) ends as ``"labels"``:
+    too large for the time left, like one that outgrew the label limit.
     """
     search = ModifierSearch(net, mu, target + 0.5, prec=prec)
     bound, add = -INF, 4
     while not dl.expired():
+        if cap is not None and time.perf_counter() > cap:
+            return _Round("labels", bound, path)
         cands = _candidates(net, path, search.modifiers)
         room = MAX_MODIFIERS - len(search.modifiers)
         if not cands or room <= 0:
