@@ -591,17 +591,18 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             c.alive = np.ascontiguousarray(c.alive[:c.H + 1])
         return removed
 
-    def pass_columns(cs, pi, pi_lp, sigma, fine: bool):
-        """Columns of the labels of ``cs`` (fine classes or their coarse views) at ``pi`` that price out at
-        the LP's duals (re-timed on the class's grid), and the subgradient of ``L`` at ``pi``."""
+    def pass_columns(cs, pi, pi_lp, sigma):
+        """Columns of the labels of ``cs`` (classes or coarse views) at ``pi`` that price out at the LP's
+        duals (a view's re-timed on its class's grid), and the subgradient of ``L`` at ``pi``."""
         new, grad = [], np.ones(n)
         for c, lab in cs:
-            cc = c if fine else c.cls
+            view = isinstance(c, _Coarse)
+            cc = c.cls if view else c
             for q, (val, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi[cc.tasks], per_class)):
                 tasks = cc.tasks[[k for k, _ in seq]]
                 if q == 0:
                     np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
-                if not fine:
+                if view:
                     seq, cost = cc.retime([k for k, _ in seq])
                     if not cc.allows(seq):
                         continue
@@ -616,7 +617,10 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
     last_fix, trace, since_fine, heuristic = None, [], 0, 0
-    views = [_Coarse(c, k) for c in classes if (k := c.coarse_factor()) > 1] if coarse else []
+    # the heuristic passes price the short classes exactly, the long ones on coarse views
+    views = [_Coarse(c, k) if (k := c.coarse_factor()) > 1 else c for c in classes] if coarse else []
+    if not any(isinstance(v, _Coarse) for v in views):
+        views = []
     step = 0.0      # the last pass's time outside the exact pricing (whose passes are timed apart)
     while passes < max_iter and best < target - 1e-6 * max(1.0, abs(target)):
         t1 = time.perf_counter()
@@ -628,18 +632,18 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         pi_price = alpha * center + (1 - alpha) * pi_lp
         new = []
         if views and since_fine < FINE_EVERY:
-            # heuristic pricing on the coarse views (the classes without one are left out of the pass)
             since_fine += 1
             heuristic += 1
-            labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[v.cls.tasks], v.work)) for v in views]
-            new, grad = pass_columns(labs, pi_price, pi_lp, sigma, False)
+            labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[getattr(v, "cls", v).tasks], v.work))
+                    for v in views]
+            new, grad = pass_columns(labs, pi_price, pi_lp, sigma)
         step = time.perf_counter() - t1
         if not new:
             since_fine = 0
             while True:
                 passes += 1
                 total, labs = price(pi_price)
-                new, grad = pass_columns(list(zip(classes, labs)), pi_price, pi_lp, sigma, True)
+                new, grad = pass_columns(list(zip(classes, labs)), pi_price, pi_lp, sigma)
                 if total > best:
                     best, center = total, pi_price.copy()
                     trace.append((round(time.perf_counter() - t0, 2), passes, best / g.scale))
@@ -651,7 +655,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                     fixed += fix(pi_price, total, labs)
                     dropped += master.drop_dead()
                     for v in views:
-                        v.update()
+                        if isinstance(v, _Coarse):
+                            v.update()
                     if DEBUG:
                         print(f"fix {time.perf_counter() - t0:.2f}s L={total:.0f}: {fixed} removed, "
                               f"horizons {[c.H for c in classes]}")
