@@ -74,6 +74,8 @@ PER_CLASS = 12
 SMOOTHING = 0.5
 #: Seconds of local search from each node's rounded LP solution.
 ROUNDING_SECONDS = 0.15
+#: Pool columns beyond which a node starts by deleting the half of least use to it (reduced cost).
+MAX_COLUMNS = 4000
 #: Branching candidates of each kind probed at a node.
 PROBES = 4
 #: Tolerance on LP values (model cost units are integers).
@@ -135,6 +137,7 @@ class _Master:
         self.n, self.classes = n, classes
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")      # every run but the first starts from the last basis
         inf = highspy.kHighsInf
         K = len(classes)
         lo = np.concatenate([np.ones(n), np.full(K, -inf)])
@@ -210,6 +213,34 @@ class _Master:
                                     np.where(upper[changed] > 0, highspy.kHighsInf, 0.0))
             self.upper = upper
 
+    def clean(self, pi: np.ndarray, keep: int) -> int:
+        """Delete all but the ``keep`` pool columns of least reduced cost at ``pi`` (columns bounded to 0
+        first); a deleted column that prices out again is added again. How many were deleted."""
+        excess = len(self.ks) - keep
+        if excess <= 0:
+            return 0
+        col, cls, ks, _ = self._entries()
+        tasks = np.concatenate([self.classes[r].tasks for r in range(len(self.classes))])
+        offset = np.cumsum([0] + [len(c.tasks) for c in self.classes])[:-1]
+        paid = np.bincount(col, weights=pi[tasks[offset[cls] + ks]], minlength=len(self.ks))
+        rc = np.asarray(self.cost) - paid
+        rc[self.upper == 0] = np.inf
+        drop = np.sort(np.argsort(rc, kind="stable")[len(rc) - excess:])
+        self.h.deleteCols(len(drop), (drop + self.n).astype(np.int32))
+        gone = np.zeros(len(self.ks), bool)
+        gone[drop] = True
+        for q in drop:
+            self.keys.discard((self.cls[q], tuple(self.ks[q].tolist()), tuple(self.ts[q].tolist())))
+        kept = np.flatnonzero(~gone)
+        self.cls = [self.cls[q] for q in kept]
+        self.ks = [self.ks[q] for q in kept]
+        self.ts = [self.ts[q] for q in kept]
+        self.cost = [self.cost[q] for q in kept]
+        self.upper = self.upper[kept]
+        self._flat = tuple(np.zeros(0, np.int64) for _ in range(4))
+        self._pending = len(self.ks)
+        return len(drop)
+
     def solve(self, dl: Deadline) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
         """The LP's value, task and class duals and solution; ``None`` when ``dl`` ends first."""
         rem = dl.remaining()
@@ -244,6 +275,7 @@ class _Tree:
         self.master = _Master(self.n, self.classes, big)
         self.nodes = 0
         self.roundings = 0
+        self.deleted = 0
 
     def _model_cost(self, user: float) -> float:
         return float(round(user * self.g.scale))
@@ -321,6 +353,8 @@ class _Tree:
             if not any(c.local[i] >= 0 and al[:, c.local[i]].any() for c, al in zip(self.classes, alive)):
                 return "closed", math.inf, node.prices, None, None
         self.master.restrict(alive)
+        if len(self.master.ks) > MAX_COLUMNS:
+            self.deleted += self.master.clean(node.prices, MAX_COLUMNS // 2)
         center, best, alpha = node.prices.copy(), -math.inf, SMOOTHING
         last_fix = None
         while True:
@@ -603,5 +637,5 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
     model_lb = float(tree.ub) if proved else max(float(root_bound), min(open_bounds))
     lb = min(tree.best_obj, max(root.bound, model_lb / g.scale))
     info.update(nodes=tree.nodes, proved=proved, open=len(open_bounds), columns=len(tree.master.ks),
-                roundings=tree.roundings, seconds=time.perf_counter() - t0)
+                roundings=tree.roundings, deleted_columns=tree.deleted, seconds=time.perf_counter() - t0)
     return tree.best, lb, info
