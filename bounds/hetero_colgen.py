@@ -27,7 +27,16 @@ bound: the LP value plus the classes' least reduced costs); at convergence
 it equals the LP value. Prices are smoothed towards the best ``L`` found
 (Wentges' stabilisation, with the automatic weight of Pessoa, Sadykov,
 Uchoa and Vanderbeck 2018), falling back to the LP's own duals when the
-smoothed point prices out no column.
+smoothed point prices out no column. The first such point is ``pi = 0``
+(``L(0) = 0``: no pseudo-schedule costs less than nothing).
+
+Heuristic pricing: a class with a long horizon is also priced on a coarse
+view (steps of several grid steps, data rounded to the nearest step), whose
+cheapest paths are re-timed on the class's own grid and join the master when
+they price out at the LP's duals; the exact pricing (and so ``L``, the bound
+and the convergence test) runs when the views find nothing, and at least
+every :data:`FINE_EVERY` passes. The master keeps at most
+:data:`MAX_COLUMNS` columns (those with the largest reduced costs go).
 
 Reduced-cost fixing: a completion ``(t, k)`` whose cheapest pseudo-schedule
 (forward label plus a backward bound of the rest), with every other GPU at
