@@ -129,3 +129,70 @@ def test_label_limit_aborts_the_pass():
     search.add(range(9))
     out = search.forward(max_labels=10)
     assert out.aborted and out.bound == -INF
+
+
+def _first_optimal(p, w, d, rank):
+    """The optimal sequence that comes first in ``rank`` order (position by position), by enumeration."""
+    import itertools
+
+    best = None
+    for perm in itertools.permutations(range(len(p))):
+        C = np.cumsum(p[list(perm)])
+        cost = int(sum(w[j] * max(0, c - d[j]) for j, c in zip(perm, C)))
+        key = (cost, [int(rank[j]) for j in perm])
+        if best is None or key < best[0]:
+            best = (key, perm, C)
+    return best[1], best[2], best[0][0]
+
+
+tiny = st.integers(2, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 4), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
+    st.lists(st.integers(0, 16), min_size=n, max_size=n)))
+
+
+@settings(max_examples=120, deadline=None)
+@given(tiny)
+def test_precedences_windows_and_three_job_rule_keep_the_first_optimal_schedule(data):
+    # ties are frequent (small integers, zero weights): every rule must keep the one schedule that comes first
+    # in the tie-break order among the optimal ones, arc by arc
+    from bounds.hetero_dp import tardiness_precedences
+
+    p, w, d = (np.array(x) for x in data)
+    grid = Grid(p, tardiness_costs(p, w, d), weights=w)
+    seq, C, opt = _first_optimal(p, w, d, grid.rank)
+    prec = tardiness_precedences(p, w, d, grid.rank)
+    pos = {j: k for k, j in enumerate(seq)}
+    assert all(pos[i] < pos[j] for i, j in zip(*np.nonzero(prec)))
+    grid.restrict(prec)
+    grid.dominate3(rounds=3)
+    for k, (j, t) in enumerate(zip(seq, C)):
+        assert grid.alive[t, j]
+        if k:
+            i = seq[k - 1]
+            assert grid.mask[t, j, i >> 6] >> np.uint64(i & 63) & np.uint64(1)
+    search = ModifierSearch(grid, np.zeros(len(p)), opt + 0.5, prec=prec)
+    search.add(range(len(p)))
+    assert search.forward().value == opt
+    # fewer modifiers, any multipliers: still a lower bound, in both directions
+    rng = np.random.default_rng(len(p) * 1000 + opt)
+    search = ModifierSearch(grid, rng.normal(0, 4, len(p)), INF, prec=prec)
+    search.add(rng.permutation(len(p))[:rng.integers(0, len(p) + 1)])
+    assert search.forward().bound <= opt + 1e-6
+    assert search.backward().bound <= opt + 1e-6
+
+
+def test_three_job_rule_clears_arcs_and_keeps_the_bound_valid():
+    rng = np.random.default_rng(5)
+    cleared = 0
+    for _ in range(15):
+        n = 6
+        p, w, d = rng.integers(1, 8, n), rng.integers(1, 6, n), rng.integers(0, 25, n)
+        opt = brute(p, w, d)
+        grid = Grid(p, tardiness_costs(p, w, d), weights=w)
+        before = grid.arcs()
+        cleared += grid.dominate3()
+        assert grid.arcs() <= before
+        mu = rng.normal(0, 5, n)
+        assert grid.forward(mu).bound <= opt + 1e-6
+    assert cleared > 0
