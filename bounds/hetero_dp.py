@@ -316,8 +316,8 @@ def tardiness_precedences(p, w, d, rank) -> np.ndarray:
     in the tie-break ``rank`` and ``d_i <= max(d_j, e_j)``, ``e_j`` the earliest
     completion of ``j`` after its known predecessors: interchanging ``i`` and
     ``j`` in a schedule with ``j`` first then costs no more and moves ``i`` to
-    the earlier position (the interchange rule of Emmons and of Rinnooy Kan,
-    Lageweg & Lenstra 1975). So the schedule that comes first in ``rank``
+    the earlier position (an interchange argument in the style of Emmons'
+    dominance rules for tardiness, 1969). So the schedule that comes first in ``rank``
     order among the optimal ones keeps every pair, the same schedule that the
     adjacency and three-job rules of :class:`Grid` keep.
 

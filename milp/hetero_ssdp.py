@@ -8,24 +8,35 @@ time-indexed network of :mod:`bounds.hetero_ti`:
 1. an incumbent from the iterated dynasearch of :func:`heuristics.hetero.ils`
    (or a given hint);
 2. the Lagrangian relaxation on the compiled grid network of
-   :mod:`bounds.hetero_dp` (2-cycle elimination, adjacent-pair dominance),
-   its multipliers first from the cheap relaxation without those rules,
-   then by subgradient optimisation towards the incumbent
-   (:func:`bounds.hetero.relax_grid`), with elimination of every arc that
-   no schedule cheaper than the incumbent can use. On most OR-Library
-   instances the reduced network has no path left, which proves the
-   incumbent optimal. Relaxed paths repaired into schedules (then improved
-   by dynasearch) replace the incumbent when they are better;
-3. otherwise state-space modifiers (:class:`milp.hetero_modifiers.ModifierSearch`):
-   jobs that the relaxed path repeats or misses join the modifier set, whose
-   members the relaxation then schedules exactly once; forward and backward
-   passes alternate, each pruned by the other's labels, and the network
-   shrinks with every pass. The search ends when no path survives (the
-   incumbent is optimal) or the cheapest surviving path is a schedule (it is
-   optimal); with every job a modifier the relaxation is the problem itself,
-   so the method is exact given time and memory. When the labels outgrow
-   their limit, more multiplier passes narrow the gap and the modifiers
-   start again.
+   :mod:`bounds.hetero_dp` (2-cycle elimination, adjacent-pair dominance,
+   and job windows from the precedence pairs of weighted tardiness,
+   :func:`bounds.hetero_dp.tardiness_precedences`), its multipliers first
+   from the cheap relaxation without those rules, then by subgradient
+   optimisation towards the incumbent (:func:`bounds.hetero.relax_grid`; the
+   step grows on each better bound and restarts when it collapses while
+   the bound still rises), with elimination of every arc that no schedule
+   cheaper than the incumbent can use. On most OR-Library instances the
+   reduced network has no path left, which proves the incumbent optimal.
+   Relaxed paths repaired into schedules (then improved by dynasearch)
+   replace the incumbent when they are better;
+3. otherwise the dominance of three successive jobs clears more arcs, and
+   state-space modifiers (:class:`milp.hetero_modifiers.ModifierSearch`)
+   make the relaxation exact job by job, in rounds: each round decides
+   whether a schedule of cost at most a target exists. Jobs that the
+   relaxed path misses or repeats join the modifier set, whose members the
+   relaxation then schedules exactly once (and, by the precedence pairs, in
+   an order one optimal schedule keeps); forward and backward passes
+   alternate, each pruned by the other's labels at the target, and the
+   network shrinks with every pass. A round ends when no path survives
+   (the bound rises above the target), when the cheapest surviving path is
+   a schedule (it is optimal), or when its labels outgrow their limit or
+   its share of the time; the target starts halfway between the bound and
+   the incumbent (Tanaka, Fujikuma & Araki's tentative upper bound: a lower
+   target prunes more labels), halves towards the bound after a round too
+   large, and climbs towards the incumbent after an empty one. With every
+   job a modifier the relaxation is the problem itself, so the method is
+   exact given time and memory. When even the lowest target is too large,
+   more multiplier passes narrow the gap and the rounds start again.
 
 Why this rather than a time-indexed MILP with the bound: the dynamic programs
 exploit the structure (one machine, no idle time, integer times) that a MILP
