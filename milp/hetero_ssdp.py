@@ -228,19 +228,22 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
     stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
     relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES, expand=GRID_EXPAND)
-    if not relax.proved and not dl.expired() and relax.evaluations < SUBGRADIENT_PASSES:
+    passes = relax.evaluations
+    if not relax.proved and time.perf_counter() < stage2 and relax.evaluations < SUBGRADIENT_PASSES:
         # the step collapsed before the passes ran out: from the best multipliers with a full step again
         relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
                          patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
+        passes += relax.evaluations
     # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
     for _ in range(IMPROVE_ROUNDS):
-        if relax.proved or dl.expired() or improve(relax.path) is None:
+        if relax.proved or dl.expired() or improve(relax.path) is None or time.perf_counter() >= stage2:
             break
         relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
                          patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
-    info.update(subgradient_passes=relax.evaluations, nodes_after_stage2=net.N)
+        passes += relax.evaluations
+    info.update(subgradient_passes=passes, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
-    say(f"Lagrangian bound {bound * sm.cost_unit:g} after {relax.evaluations} passes, {net.N} nodes left")
+    say(f"Lagrangian bound {bound * sm.cost_unit:g} after {passes} passes, {net.N} nodes left")
     if bound >= ub:
         return result(ub, "Lagrangian")
     # stage 3: state-space modifiers, in rounds that each decide whether a schedule of cost <= target exists
