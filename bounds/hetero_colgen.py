@@ -218,7 +218,10 @@ class ColgenBound:
     ``upper`` is the incumbent's cost; ``proved``: the bound meets it on an
     exact grid; ``converged``: the LP was solved (``lp`` its value, user
     units); ``prices`` the task prices of the best bound (problem order of
-    ``grid.tasks``).
+    ``grid.tasks``); ``pool`` the columns that are real GPU sequences
+    ``(gpus, problem tasks in order, model cost)``, including those the
+    master dropped; ``info["trace"]``: ``(seconds, exact passes, bound)``
+    at each better bound.
     """
 
     bound: float
@@ -508,7 +511,10 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         in the smoothed prices (0: plain column generation).
     pool
         Columns to start the master with, as :attr:`ColgenBound.pool` gives
-        them (re-timed here; their costs are recomputed).
+        them (problem task indices; re-timed here, their costs recomputed).
+    coarse
+        Heuristic pricing on coarse views of the long classes (module
+        docstring); ``False``: every pass prices exactly.
 
     Returns
     -------
@@ -521,6 +527,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     opt.integer(max_steps, "max_steps", lo=1, hi=10 ** 7)
     opt.integer(per_class, "per_class", lo=1)
     opt.number(smoothing, "smoothing", lo=0.0, hi=0.99)
+    coarse = opt.flag(coarse, "coarse")
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit
