@@ -620,12 +620,16 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                     np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
                 if view:
                     seq, cost = cc.retime([k for k, _ in seq])
+                    counts[0] += 1
                     if not cc.allows(seq):
                         continue
                 # keep what prices out at the LP's own duals
                 if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] < -1e-6 * max(1.0, abs(cost)):
                     new.append((cc, seq, cost))
+                    counts[1] += view
         return new, grad
+
+    counts = [0, 0]     # coarse-view paths re-timed, and kept
 
     # at zero prices no pseudo-schedule costs less than nothing: L(0) = 0 is the best point known at the start
     # (the incumbent's complementary-slackness prices let every GPU repeat its dearest tasks, L far below 0)
@@ -707,4 +711,5 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                        info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
-                             "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic, "seconds": time.perf_counter() - t0})
+                             "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic,
+                             "view_paths": counts[0], "view_columns": counts[1], "seconds": time.perf_counter() - t0})
