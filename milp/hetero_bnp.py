@@ -22,12 +22,16 @@ branching decisions, solved by column generation with the pricing of
 * columns live in one master LP for the whole tree: a node bounds the
   columns its decisions or its reduced-cost fixing exclude to 0, and
   one artificial column per task (cost far above any schedule) keeps
-  every node's master feasible;
-* branching, on the LP solution ``lambda`` at convergence: the task whose
-  class assignment ``x_ik = sum lambda`` is the most fractional; when every
-  task is on one class, the heaviest task whose completion differs between
-  columns, split at its lambda-weighted mean completion. Best bound first,
-  deeper nodes first among equal bounds;
+  every node's master feasible; past :data:`MAX_COLUMNS` a node deletes
+  the half of largest reduced cost (they come back if they price out);
+* branching, on the LP solution ``lambda`` at convergence: candidates are
+  the tasks whose class assignment ``x_ik = sum lambda`` is fractional
+  (the heaviest, most fractional ones) and the tasks whose completion
+  differs between columns (split at the lambda-weighted mean completion);
+  each candidate's children are probed by one pricing pass at the node's
+  best prices (a valid Lagrangian bound of the child), and the candidate
+  whose weaker child is strongest wins. Best bound first, deeper nodes
+  first among equal bounds;
 * schedules: each node's LP is rounded (every task on its class of largest
   ``x_ik``, in the order of its mean completion) and improved by a short
   local search (:func:`heuristics.hetero.ils` from that start); a better
@@ -413,7 +417,7 @@ class _Tree:
 
     def _candidates(self, supp) -> list[tuple[str, int, float]]:
         """Branching candidates ``(kind, task, class or time)``: the :data:`PROBES` fractional assignments of
-        largest ``weight x fractionality``, and the :data:`PROBES` tasks whose completions differ most between
+        largest ``weight x fractionality``, the :data:`PROBES` tasks whose completions differ most between
         the LP's columns (weight x mean deviation), split at the last completion up to their mean."""
         K, w = len(self.classes), self.g.W
         share = np.zeros((self.n, K))
