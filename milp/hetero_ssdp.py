@@ -88,7 +88,8 @@ GRID_EXPAND = 1.2
 GRID_RESTARTS = 3
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
-#: Seconds of the ILS per job when no hint is given (at most 1 s and 10 % of the time limit).
+#: Seconds of the ILS per job when no hint is given (times n / 100 beyond 100 jobs; at most 1 s and 10 % of the
+#: time limit).
 ILS_SECONDS_PER_JOB = 0.002
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
@@ -138,10 +139,10 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     time_limit
         Seconds or a :class:`~instances.options.Deadline` for the whole call.
     hint
-        A schedule to start from; without one the ILS runs for
-        ``min(1 s, 2 ms per job, 10 %)`` of the budget. Schedules repaired
-        from the relaxed paths (then improved by dynasearch) replace it
-        when they are better.
+        A schedule to start from; without one the ILS runs 2 ms per job
+        (times n / 100 beyond 100 jobs), at most 1 s and 10 % of the
+        budget. Schedules repaired from the relaxed paths (then improved by
+        dynasearch) replace it when they are better.
     log
         Print the stages.
 
@@ -167,7 +168,8 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         from heuristics.hetero import ils
 
         rem = dl.remaining()
-        budget = min(1.0, ILS_SECONDS_PER_JOB * problem.n)
+        # the incumbent matters more, and a kick costs more, as n grows: quadratic beyond 100 jobs
+        budget = min(1.0, ILS_SECONDS_PER_JOB * problem.n * max(1.0, problem.n / 100))
         budget = budget if rem is None else max(0.01, min(budget, 0.1 * rem))
         hint = ils(problem, time_limit=budget, seed=seed)
     if not sm.exact:
