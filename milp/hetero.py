@@ -383,8 +383,9 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
     problem
         A :class:`instances.hetero.HeteroProblem`.
     backend
-        ``"auto"`` (default: ``"ssdp"`` where it applies, else ``"cpsat"``),
-        ``"ssdp"``, ``"cpsat"`` or ``"highs"``; see the module docstring.
+        ``"auto"`` (default: ``"ssdp"`` where it applies, else ``"colgen"``
+        where its grid exists, else ``"cpsat"``), ``"ssdp"``, ``"colgen"``,
+        ``"cpsat"`` or ``"highs"``; see the module docstring.
     time_limit
         Seconds for the whole call (``None``: no limit).
     workers
