@@ -143,3 +143,17 @@ def test_tree_with_a_small_master_proves_the_same_optimum(monkeypatch):
     assert not hetero.check(pb, sched)
     assert hetero.weighted_tardiness(pb, sched) == pytest.approx(ref, abs=1e-6)
     assert lb == pytest.approx(ref, abs=1e-6)
+
+
+def test_inexact_grid_skips_the_tree_and_still_agrees_with_cpsat():
+    """Run times of a third of a unit hold on no decimal grid: the root rounds them (a valid relaxation), the
+    tree does not apply, CP-SAT gets the rest; a proof agrees with CP-SAT's own."""
+    base = hetero.generate(9, seed=3)
+    pb = HeteroProblem(base.tasks, (GPU("one", 1.0, 80.0), GPU("three", 3.0, 80.0)))
+    ours = solve_optimal(pb, time_limit=60)
+    assert ours.backend == "colgen" and "tree_nodes" not in ours.info
+    ref = solve_optimal(pb, backend="cpsat", time_limit=60)
+    assert not hetero.check(pb, ours.schedule)
+    assert ours.lower_bound <= ref.objective + 1e-6
+    assert ours.proven and ref.proven
+    assert ours.objective == pytest.approx(ref.objective, abs=1e-6)
