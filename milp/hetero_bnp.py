@@ -158,6 +158,7 @@ class _Master:
         self._flat = tuple(np.zeros(0, np.int64) for _ in range(4))
         self._pending = 0
         self.upper = np.zeros(0)                 # current column upper bounds (pool columns)
+        self.failures: list[str] = []            # HiGHS statuses of master LPs that failed twice
 
     def add(self, cols: list[tuple[int, np.ndarray, np.ndarray, float]]) -> int:
         """Add columns ``(class row, local tasks, completions, cost)`` not yet in the pool; how many."""
@@ -246,16 +247,28 @@ class _Master:
         return len(drop)
 
     def solve(self, dl: Deadline) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
-        """The LP's value, task and class duals and solution; ``None`` when ``dl`` ends first."""
+        """The LP's value, task and class duals and solution; ``None`` when ``dl`` ends first or HiGHS fails."""
         rem = dl.remaining()
         if rem is not None:
             # HiGHS compares its time limit with the run time of every run of this model together
             self.h.setOptionValue("time_limit", self.h.getRunTime() + max(0.01, rem))
         self.h.run()
-        if self.h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+        status = self.h.getModelStatus()
+        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
+            # numerical trouble from the warm start (the artificial columns' costs dwarf the others): once
+            # more from scratch, with presolve
+            self.h.clearSolver()
+            self.h.setOptionValue("presolve", "on")
+            self.h.run()
+            self.h.setOptionValue("presolve", "off")
+            status = self.h.getModelStatus()
+        if status == highspy.HighsModelStatus.kTimeLimit:
             return None
-        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-            raise RuntimeError(f"branch-and-price master LP: {self.h.getModelStatus()}")
+        if status != highspy.HighsModelStatus.kOptimal:
+            # the tree stops as at its deadline: every bound it holds is a Lagrangian value, valid without
+            # this LP, and the caller keeps its best schedule
+            self.failures.append(str(status))
+            return None
         sol = self.h.getSolution()
         dual = np.asarray(sol.row_dual, dtype=float)
         x = np.asarray(sol.col_value, dtype=float)
@@ -641,5 +654,6 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
     model_lb = float(tree.ub) if proved else max(float(root_bound), min(open_bounds))
     lb = min(tree.best_obj, max(root.bound, model_lb / g.scale))
     info.update(nodes=tree.nodes, proved=proved, open=len(open_bounds), columns=len(tree.master.ks),
-                roundings=tree.roundings, deleted_columns=tree.deleted, seconds=time.perf_counter() - t0)
+                roundings=tree.roundings, deleted_columns=tree.deleted, seconds=time.perf_counter() - t0,
+                lp_failures=tree.master.failures)
     return tree.best, lb, info

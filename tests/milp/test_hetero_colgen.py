@@ -127,6 +127,24 @@ def test_tree_keeps_its_time_limit_and_a_valid_bound():
     assert lb >= rt.bound - 1e-9
 
 
+def test_a_master_lp_that_fails_twice_stops_the_tree_with_a_valid_bound(monkeypatch):
+    """HiGHS answering neither optimal nor out of time (it did, kUnknown, on a warm-started master at n = 80):
+    the master retries from scratch, then the tree stops as at its deadline, keeping its best schedule and a
+    bound below the optimum, and says so in ``info``."""
+    import highspy
+
+    pb = hetero.generate(16, seed=34)
+    start = fifo(pb)
+    rt = colgen_bound(pb, start, time_limit=60)
+    ref = solve_optimal(pb, backend="cpsat", time_limit=120)
+    assert ref.proven
+    monkeypatch.setattr(highspy.Highs, "getModelStatus", lambda self: highspy.HighsModelStatus.kUnknown)
+    sched, lb, info = branch_and_price(pb, start, rt, Deadline(120))
+    assert info["lp_failures"] and not info["proved"]
+    assert not hetero.check(pb, sched)
+    assert lb <= ref.objective + 1e-6 and lb >= rt.bound - 1e-9
+
+
 def test_tree_with_a_small_master_proves_the_same_optimum(monkeypatch):
     """Columns deleted from the master (kept to a few dozen) come back when they price out again: the proof
     is the one of the full master (itself checked against CP-SAT above)."""
