@@ -334,6 +334,7 @@ class _Master:
         self.keep = 0
         self.cost: list[float] = []
         self.archive: list = []     # removed columns that are real GPU schedules (for the pool)
+        self.failures: list[str] = []   # HiGHS statuses of LPs that failed twice
 
     def add(self, cols: list[tuple[_Class, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
@@ -382,16 +383,25 @@ class _Master:
         self.cost = [x for q, x in enumerate(self.cost) if q not in gone]
 
     def solve(self, deadline: float | None = None) -> tuple[float | None, np.ndarray, np.ndarray]:
-        """The LP's value and duals (``None``, ...: out of time)."""
+        """The LP's value and duals (``None``, ...: out of time, or HiGHS failed twice)."""
         if deadline is not None:
             # HiGHS's time limit counts from the model's creation
             self.h.setOptionValue("time_limit", self.h.getRunTime() + max(1e-3, deadline - time.perf_counter()))
         self.h.run()
         status = self.h.getModelStatus()
+        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
+            # numerical trouble from the warm start: once more from scratch, with presolve
+            self.h.clearSolver()
+            self.h.setOptionValue("presolve", "on")
+            self.h.run()
+            self.h.setOptionValue("presolve", "off")
+            status = self.h.getModelStatus()
         if status == highspy.HighsModelStatus.kTimeLimit:
             return None, np.zeros(0), np.zeros(0)
         if status != highspy.HighsModelStatus.kOptimal:
-            raise RuntimeError(f"master LP: {self.h.getModelStatus()}")
+            # the search stops as at its deadline: its bound is the best Lagrangian value, valid without the LP
+            self.failures.append(str(status))
+            return None, np.zeros(0), np.zeros(0)
         dual = np.asarray(self.h.getSolution().row_dual, dtype=float)
         return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:]
 
@@ -709,6 +719,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
                        lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g, pool=real,
                        info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
+                             "lp_failures": master.failures,
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
                              "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic,

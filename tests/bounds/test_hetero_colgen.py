@@ -207,3 +207,17 @@ def test_lower_bound_keeps_a_short_time_limit_at_n100():
     b = lower_bound(pb, time_limit=0.5)
     assert time.perf_counter() - t <= 0.5
     assert b >= 0.0
+
+
+def test_a_master_lp_that_fails_twice_ends_the_search_with_a_valid_bound(monkeypatch):
+    """HiGHS answering neither optimal nor out of time: the master retries from scratch, then the search stops
+    as at its deadline with its best Lagrangian value (below the optimum), and says so in ``info``."""
+    import highspy
+
+    pb = hetero.generate(9, seed=2)
+    opt = solve_optimal(pb, backend="cpsat", time_limit=120)
+    assert opt.proven
+    monkeypatch.setattr(highspy.Highs, "getModelStatus", lambda self: highspy.HighsModelStatus.kUnknown)
+    res = colgen_bound(pb, time_limit=30)
+    assert res.info["lp_failures"] and not res.converged
+    assert 0.0 <= res.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
