@@ -284,11 +284,12 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             break
         if out.status == "labels":
             info["label_limit_rounds"] = info.get("label_limit_rounds", 0) + 1
-        if out.status == "labels" and target > bound:
-            # a lower tentative target prunes more labels (Tanaka, Fujikuma & Araki's tentative upper bound)
+        if out.status in ("labels", "modifier limit") and target > bound:
+            # a lower tentative target prunes more labels and paths (Tanaka, Fujikuma & Araki's tentative upper
+            # bound): it may decide with fewer labels, or fewer modifiers
             step = max(0, (target - bound) // 2)
             target = bound + step
-            say(f"label limit: tentative target {target * sm.cost_unit:g}")
+            say(f"{out.status}: tentative target {target * sm.cost_unit:g}")
             continue
         # the gap is too wide for the modifiers even at the lowest target: better multipliers narrow it
         old = relax.bound
