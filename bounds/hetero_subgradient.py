@@ -116,6 +116,7 @@ class StepScale:
     ([True, True, False, False], 2.0, 0.75)
     """
 
+    @known_options
     def __init__(self, step: float, patience: int, expand: float = 1.0) -> None:
         self.best = -INF
         self.scale = float(step)

@@ -36,6 +36,7 @@ import numpy as np
 
 from bounds.hetero_dp import Grid, lowest_bit, njit
 from bounds.hetero_ti import INF
+from instances.options import known_options
 
 __all__ = ["ModifierSearch", "ModifierPass", "Labels", "MAX_MODIFIERS"]
 
@@ -392,6 +393,7 @@ class ModifierSearch:
         included) are of interest.
     """
 
+    @known_options
     def __init__(self, net: Grid, mu: np.ndarray, threshold: float, prec: np.ndarray | None = None):
         self.net = net
         self.prec = None if prec is None else np.asarray(prec, dtype=bool)
