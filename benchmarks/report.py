@@ -205,7 +205,7 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
                 "--time-limit", "60", "--ils-time", "1", "--jobs", "2"),
                ("hetero", "--n", "12", "--seeds", "2", "--first-seed", "7600", "--bound-time", "2",
                 "--time-limit", "10", "--ils-time", "0.5"))),
-          minutes=7, quick_minutes=0.3),
+          minutes=2.5, quick_minutes=0.3),
     Topic("orlib", "Weighted tardiness on the OR-Library set wt40",
           "One GPU, common arrival (1||sum w_j T_j): the heuristics, the time-indexed Lagrangian bound and "
           "the exact successive sublimation DP against the OR-Library's known values.",
@@ -223,7 +223,7 @@ TOPICS: dict[str, Topic] = {t.name: t for t in (
                 "100", "--no-methods", "--exact-limit", "20", "--jobs", "2"),
                ("orlib", "--generate", "50", "--gen-seed", "31", "--instances", "1-125:25", "--reference-iters",
                 "50", "--no-methods", "--exact-limit", "10"))),
-          minutes=9, quick_minutes=0.5),
+          minutes=5.5, quick_minutes=0.5),
     Topic("pairing", "Co-scheduling pairs with Edmonds' matching",
           "Which jobs share a node, how cores and GPCs are split and which power caps they get "
           "(co-scheduling paper, Algorithm 1) against time sharing and the exact set-partitioning models.",
