@@ -81,7 +81,7 @@ from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule
 from instances.options import known_options
 
-__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "MAX_STEPS"]
+__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "run_lp", "MAX_STEPS"]
 
 #: Largest number of grid steps of a class's horizon.
 MAX_STEPS = 20_000
@@ -387,15 +387,7 @@ class _Master:
         if deadline is not None:
             # HiGHS's time limit counts from the model's creation
             self.h.setOptionValue("time_limit", self.h.getRunTime() + max(1e-3, deadline - time.perf_counter()))
-        self.h.run()
-        status = self.h.getModelStatus()
-        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
-            # numerical trouble from the warm start: once more from scratch, with presolve
-            self.h.clearSolver()
-            self.h.setOptionValue("presolve", "on")
-            self.h.run()
-            self.h.setOptionValue("presolve", "off")
-            status = self.h.getModelStatus()
+        status = run_lp(self.h)
         if status == highspy.HighsModelStatus.kTimeLimit:
             return None, np.zeros(0), np.zeros(0)
         if status != highspy.HighsModelStatus.kOptimal:
@@ -404,6 +396,25 @@ class _Master:
             return None, np.zeros(0), np.zeros(0)
         dual = np.asarray(self.h.getSolution().row_dual, dtype=float)
         return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:]
+
+
+@known_options
+def run_lp(h: highspy.Highs) -> highspy.HighsModelStatus:
+    """Run the warm-started master LP ``h`` (presolve off); the final model status.
+
+    A run that ends neither optimal nor at its time limit (numerical trouble
+    from the warm start, seen as ``kUnknown``) is repeated once from scratch,
+    with presolve.
+    """
+    h.run()
+    status = h.getModelStatus()
+    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
+        h.clearSolver()
+        h.setOptionValue("presolve", "on")
+        h.run()
+        h.setOptionValue("presolve", "off")
+        status = h.getModelStatus()
+    return status
 
 
 @numba.njit(cache=True)

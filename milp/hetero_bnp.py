@@ -64,7 +64,7 @@ from typing import Any
 import highspy
 import numpy as np
 
-from bounds.hetero_colgen import ColgenBound, Grid
+from bounds.hetero_colgen import ColgenBound, Grid, run_lp
 from bounds.hetero_pricing import backward, columns, forward
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
@@ -252,16 +252,7 @@ class _Master:
         if rem is not None:
             # HiGHS compares its time limit with the run time of every run of this model together
             self.h.setOptionValue("time_limit", self.h.getRunTime() + max(0.01, rem))
-        self.h.run()
-        status = self.h.getModelStatus()
-        if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
-            # numerical trouble from the warm start (the artificial columns' costs dwarf the others): once
-            # more from scratch, with presolve
-            self.h.clearSolver()
-            self.h.setOptionValue("presolve", "on")
-            self.h.run()
-            self.h.setOptionValue("presolve", "off")
-            status = self.h.getModelStatus()
+        status = run_lp(self.h)
         if status == highspy.HighsModelStatus.kTimeLimit:
             return None
         if status != highspy.HighsModelStatus.kOptimal:
