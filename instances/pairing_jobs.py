@@ -147,7 +147,7 @@ def generate(W: int, seed: int = 0, apps: Sequence[str] | None = None,
         raise OptionError(f"needs (low, high), got {size_range!r}", field="size_range")
     lo = opt.number(size_range[0], "size_range", lo=0.0, hi=MAX_SIZE_FACTOR, above=True)
     hi = opt.number(size_range[1], "size_range", lo=lo, hi=MAX_SIZE_FACTOR)
-    jitter = opt.number(jitter, "jitter", lo=0.0, hi=1.0)
+    jitter = opt.number(jitter, "jitter", lo=0.0, hi=1.0) + 0.0   # -0.0 -> 0.0: numpy refuses uniform(0.0, -0.0)
     rng = np.random.default_rng(opt.seed(seed))
     jobs = []
     for k in range(W):

@@ -20,7 +20,7 @@ import signal
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import milp
@@ -103,6 +103,7 @@ def test_hetero(n, gpus, tightness, rdd, load, median, sigma, seed, unfit):
 
 @COMMON
 @given(W=sizes(), seed=SEEDS, size_range=st.tuples(reals(0.1, 3), reals(0.1, 3)), jitter=reals(0, 0.5))
+@example(W=1, seed=0, size_range=(1.0, 1.0), jitter=-0.0)   # found by hypothesis: numpy's uniform(0.0, -0.0) raised
 def test_pairing(W, seed, size_range, jitter):
     _roundtrip("pairing", lambda: pairing.PairingProblem(pairing.generate(W, seed, size_range=size_range,
                                                                           jitter=jitter)),
