@@ -81,7 +81,7 @@ from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule
 from instances.options import known_options
 
-__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "run_lp", "MAX_STEPS"]
+__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "run_lp", "MAX_STEPS"]
 
 #: Largest number of grid steps of a class's horizon.
 MAX_STEPS = 20_000
@@ -235,7 +235,7 @@ class ColgenBound:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-class _Class:
+class GpuClass:
     """One GPU class: its GPUs, tasks, grid data and the completions still allowed (``alive``)."""
 
     def __init__(self, g: Grid, gpus: list[int], row: int):
@@ -275,7 +275,7 @@ class _Coarse:
     the nearest step: a cheaper pricing whose paths, re-timed on the class's grid, are only candidate
     columns (heuristic pricing; the bound always comes from the class's own network)."""
 
-    def __init__(self, c: _Class, k: int):
+    def __init__(self, c: GpuClass, k: int):
         self.cls, self.k = c, k
         self.P = np.maximum(1, np.rint(c.P / k)).astype(np.int64)
         self.A = np.rint(c.A / k).astype(np.int64)
@@ -293,7 +293,7 @@ class _Coarse:
         self.alive = np.ascontiguousarray(pad.reshape(rows, k, -1).any(axis=1))
 
 
-def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[_Class]):
+def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[GpuClass]):
     """One column per GPU of the incumbent ``(class, [(local task, completion)], cost)``, and its model cost."""
     pos = {int(t): i for i, t in enumerate(g.tasks)}
     cls_of = {j: c for c in classes for j in c.gpus}
@@ -319,7 +319,7 @@ class _Master:
     """The restricted master LP in HiGHS (rows: tasks, then classes); the first columns (the incumbent's)
     are never dropped, so it stays feasible."""
 
-    def __init__(self, n: int, classes: list[_Class]):
+    def __init__(self, n: int, classes: list[GpuClass]):
         self.n, self.K = n, len(classes)
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -330,13 +330,13 @@ class _Master:
         hi = np.concatenate([np.ones(n), [float(c.m) for c in classes]])
         h.addRows(n + self.K, lo, hi, 0, np.zeros(n + self.K, np.int32), np.zeros(0, np.int32), np.zeros(0))
         self.h = h
-        self.cols: list[tuple[_Class, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
+        self.cols: list[tuple[GpuClass, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
         self.keep = 0
         self.cost: list[float] = []
         self.archive: list = []     # removed columns that are real GPU schedules (for the pool)
         self.failures: list[str] = []   # HiGHS statuses of LPs that failed twice
 
-    def add(self, cols: list[tuple[_Class, list[tuple[int, int]], float]]) -> None:
+    def add(self, cols: list[tuple[GpuClass, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
         starts, idx, vals, costs = [], [], [], []
         for c, seq, cost in cols:
@@ -454,7 +454,7 @@ def _retime(P, A, W, D, ks, ts):
     return cost
 
 
-def _list_columns(problem: HeteroProblem, g: Grid, classes: list[_Class], count: int,
+def _list_columns(problem: HeteroProblem, g: Grid, classes: list[GpuClass], count: int,
                   deadline: float | None = None, seed: int = 0):
     """Columns of up to ``count`` earliest-finish list schedules of randomly perturbed due-date orders
     (fewer when ``deadline`` comes first).
@@ -574,7 +574,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     for j, gpu in enumerate(problem.gpus):
         if g.eligible[:, j].any():
             groups.setdefault((gpu.speed, gpu.memory), []).append(j)
-    classes = [_Class(g, gpus, r) for r, gpus in enumerate(groups.values())]
+    classes = [GpuClass(g, gpus, r) for r, gpus in enumerate(groups.values())]
     inc_cols, ub = _incumbent_columns(problem, g, upper, classes)
     target = math.ceil(ub - 1e-6 * max(1.0, ub))   # model costs are integers: a bound above ub - 1 proves ub
     # fixing keeps every schedule of model cost <= theta: on an exact grid those better than the incumbent,

@@ -64,7 +64,7 @@ from typing import Any
 import highspy
 import numpy as np
 
-from bounds.hetero_colgen import ColgenBound, Grid, run_lp
+from bounds.hetero_colgen import ColgenBound, GpuClass, Grid, run_lp
 from bounds.hetero_pricing import backward, columns, forward
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
@@ -92,32 +92,18 @@ def applies(root: ColgenBound | None) -> bool:
     return root is not None and root.grid is not None and root.grid.exact
 
 
-class _Class:
-    """One class of identical GPUs on its grid: local tasks, data, the completions the root allows."""
+class _Class(GpuClass):
+    """A GPU class of the root (:class:`bounds.hetero_colgen.GpuClass`), with the user time of each grid step
+    and completions as arrays."""
 
     def __init__(self, g: Grid, gpus: list[int], row: int):
-        j = gpus[0]
-        self.gpus, self.m, self.row = gpus, len(gpus), row
-        self.tasks = np.flatnonzero(g.eligible[:, j])         # model task indices
-        self.local = np.full(len(g.tasks), -1, np.int64)
-        self.local[self.tasks] = np.arange(len(self.tasks))
-        self.P, self.A, self.D = g.P[self.tasks, j], g.A[self.tasks, j], g.D[self.tasks, j]
-        self.W = g.Wj[self.tasks, j]
-        Lst = g.Lst[self.tasks, j]
-        H = int(max(1, Lst.max()))
-        t = np.arange(H + 1)[:, None]
-        self.alive = (t >= (self.A + self.P)[None, :]) & (t <= Lst[None, :])
-        self.time = np.arange(H + 1) / g.Rj[j]                 # user time of each grid step (exact grid)
-        self.work: dict = {}
+        super().__init__(g, gpus, row)
+        self.time = np.arange(self.H + 1) / g.Rj[gpus[0]]     # user time of each grid step (exact grid)
 
     def retime(self, ks) -> tuple[np.ndarray, float]:
         """Semi-active completions of a sequence of local tasks on this grid, and its model cost."""
-        t, ts, cost = 0, [], 0.0
-        for k in ks:
-            t = max(t, int(self.A[k])) + int(self.P[k])
-            ts.append(t)
-            cost += float(self.W[k] * max(0, t - self.D[k]))
-        return np.asarray(ts, np.int64), cost
+        seq, cost = super().retime(ks)
+        return np.asarray([t for _, t in seq], np.int64), cost
 
 
 @dataclass(order=True)
