@@ -77,11 +77,12 @@ import numba
 import numpy as np
 
 from bounds.hetero_pricing import backward, columns, forward
+from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule
 from instances.options import known_options
 
-__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "run_lp", "MAX_STEPS"]
+__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "MAX_STEPS"]
 
 #: Largest number of grid steps of a class's horizon.
 MAX_STEPS = 20_000
@@ -321,8 +322,7 @@ class _Master:
 
     def __init__(self, n: int, classes: list[GpuClass]):
         self.n, self.K = n, len(classes)
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = silent_highs()
         h.setOptionValue("presolve", "off")     # re-solved from the last basis after each added batch
         h.setOptionValue("simplex_strategy", SIMPLEX)
         inf = highspy.kHighsInf
@@ -396,25 +396,6 @@ class _Master:
             return None, np.zeros(0), np.zeros(0)
         dual = np.asarray(self.h.getSolution().row_dual, dtype=float)
         return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:]
-
-
-@known_options
-def run_lp(h: highspy.Highs) -> highspy.HighsModelStatus:
-    """Run the warm-started master LP ``h`` (presolve off); the final model status.
-
-    A run that ends neither optimal nor at its time limit (numerical trouble
-    from the warm start, seen as ``kUnknown``) is repeated once from scratch,
-    with presolve.
-    """
-    h.run()
-    status = h.getModelStatus()
-    if status not in (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kTimeLimit):
-        h.clearSolver()
-        h.setOptionValue("presolve", "on")
-        h.run()
-        h.setOptionValue("presolve", "off")
-        status = h.getModelStatus()
-    return status
 
 
 @numba.njit(cache=True)

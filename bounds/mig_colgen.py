@@ -130,6 +130,9 @@ class ColgenReport:
     columns, pricing_calls, lp_solves, fallbacks
         Patterns generated, pricing problems solved, master LPs solved, and pricing problems
         CP-SAT did not prove within its short limit (then solved by HiGHS).
+    lp_failures
+        Master LPs HiGHS returned no optimum for, even from scratch; the first one stops the
+        search (as its time limit would).
     seconds
         Wall seconds: ``total``, ``lp`` (master solves), ``pricing``.
     steps
@@ -146,6 +149,7 @@ class ColgenReport:
     pricing_calls: int = 0
     lp_solves: int = 0
     fallbacks: int = 0
+    lp_failures: int = 0
     seconds: dict = field(default_factory=dict)
     steps: list = field(default_factory=list)
 
@@ -235,11 +239,13 @@ class _Master:
     def __init__(self, data: _Data) -> None:
         import highspy  # here, not at the top: importing bounds.mig stays light
 
+        from bounds.highs_lp import run_lp, silent_highs
+
         self.data = data
         self.inf = highspy.kHighsInf
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", 1)
+        self.optimal = highspy.HighsModelStatus.kOptimal
+        self.run_lp = run_lp
+        h = silent_highs()
         self.h = h
         inf = highspy.kHighsInf
         n = data.n
@@ -291,9 +297,13 @@ class _Master:
         cols = np.arange(self.first, self.first + len(self.columns), dtype=np.int32)
         self.h.changeColsBounds(len(cols), cols, np.zeros(len(cols)), ups)
 
-    def solve(self) -> tuple[float, list[float], dict, list[float]]:
-        """Phase-one value, the cover duals, the linking multipliers ``-dual`` and the block duals."""
-        self.h.run()
+    def solve(self) -> tuple[float, list[float], dict, list[float]] | None:
+        """Phase-one value, the cover duals, the linking multipliers ``-dual`` and the block duals.
+
+        ``None`` when HiGHS returns no optimum (twice, :func:`bounds.highs_lp.run_lp`).
+        """
+        if self.run_lp(self.h) != self.optimal:
+            return None
         dual = self.h.getSolution().row_dual
         value = self.h.getInfo().objective_function_value
         n = self.data.n
@@ -364,9 +374,15 @@ def _test(master: _Master, pricing: _Pricing, data: _Data, T: float, deadline: D
     while True:
         rounds += 1
         t0 = time.perf_counter()
-        value, alpha, beta, conv = master.solve()
+        solved = master.solve()
         clock["lp"] += time.perf_counter() - t0
         rep.lp_solves += 1
+        if solved is None:
+            # no LP value, so no verdict: the search stops as at its deadline, with what it proved
+            rep.lp_failures += 1
+            rep.steps.append((T, "stopped", rounds))
+            return "stopped"
+        value, alpha, beta, conv = solved
         if value <= 1e-9:
             rep.steps.append((T, "feasible", rounds))
             return "feasible"

@@ -141,7 +141,7 @@ class BlockPricer:
 
     @known_options
     def __init__(self, block: list[int], chains: dict[int, list[int]], pairs: dict[tuple[int, int], float],
-                 create: dict[int, float], destroy: dict[int, float], threads: int = 1,
+                 create: dict[int, float], destroy: dict[int, float],
                  symmetric: list[tuple[list[int], list[int]]] = ()) -> None:
         self.symmetric = list(symmetric)
         places = sorted({j for k in block for j in chains[k]})
@@ -177,6 +177,8 @@ class BlockPricer:
             rows.append((idx, [1.0] * len(idx), -math.inf, 1.0))
         import highspy  # here, not at the top: importing bounds.mig stays light
 
+        from bounds.highs_lp import silent_highs
+
         self.highspy = highspy
         self.capacity_rows = []
         for k in block:
@@ -190,9 +192,7 @@ class BlockPricer:
                 val += [create[j] + destroy[j], -destroy[j]]
             self.capacity_rows.append(len(rows))
             rows.append((idx, val, -math.inf, math.inf))
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("threads", threads)
+        h = silent_highs()
         h.setOptionValue("mip_rel_gap", 1e-7)
         h.setOptionValue("mip_abs_gap", 1e-9)
         inf = highspy.kHighsInf

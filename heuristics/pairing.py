@@ -238,6 +238,8 @@ def _lp_bound(w_e, iu, ju, solo, rounds=30, per_vertex=8):
     """
     import highspy  # local import: only the pruned matcher needs it
 
+    from bounds.highs_lp import run_lp, silent_highs
+
     W, E = len(solo), len(w_e)
     sav = solo[iu] + solo[ju] - w_e
     # Initial columns: every job's best-saving edges.
@@ -250,9 +252,7 @@ def _lp_bound(w_e, iu, ju, solo, rounds=30, per_vertex=8):
             active[e] = True
             count[a] += 1
             count[b] += 1
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    h = silent_highs()
     inf = highspy.kHighsInf
     # Rows 0..W-1: jobs. Columns 0..W-1: z_i (solo runs), then the active edges.
     h.addRows(W, np.ones(W), np.ones(W), 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
@@ -281,7 +281,8 @@ def _lp_bound(w_e, iu, ju, solo, rounds=30, per_vertex=8):
     y = np.zeros(W)
     pi = np.zeros(0)
     for _ in range(10 * rounds):
-        h.run()
+        if run_lp(h) != highspy.HighsModelStatus.kOptimal:
+            break  # the last duals (or zeros) still give a valid bound
         sol = h.getSolution()
         dual = np.asarray(sol.row_dual, float)
         y, pi = dual[:W], np.minimum(dual[W:], 0.0)

@@ -64,7 +64,8 @@ from typing import Any
 import highspy
 import numpy as np
 
-from bounds.hetero_colgen import ColgenBound, GpuClass, Grid, run_lp
+from bounds.hetero_colgen import ColgenBound, GpuClass, Grid
+from bounds.highs_lp import run_lp, silent_highs
 from bounds.hetero_pricing import backward, columns, forward
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
@@ -125,8 +126,7 @@ class _Master:
 
     def __init__(self, n: int, classes: list[_Class], big: float):
         self.n, self.classes = n, classes
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = silent_highs()
         h.setOptionValue("presolve", "off")      # every run but the first starts from the last basis
         inf = highspy.kHighsInf
         K = len(classes)

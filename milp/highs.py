@@ -21,8 +21,6 @@ from instances.options import Deadline, known_options
 
 __all__ = ["HighsOutcome", "solve_highs"]
 
-_last_threads: int | None = None
-
 
 @dataclass
 class HighsOutcome:
@@ -89,7 +87,6 @@ def solve_highs(model: Any, time_limit: float | Deadline | None = None, workers:
     """
     from pyomo.contrib.appsi.solvers.highs import Highs
 
-    global _last_threads
     if not isinstance(time_limit, Deadline):
         time_limit = opt.time_limit(time_limit)
     workers = opt.workers(workers)
@@ -105,12 +102,9 @@ def solve_highs(model: Any, time_limit: float | Deadline | None = None, workers:
     highs_options: dict[str, Any] = {"mip_rel_gap": rel_gap, "mip_abs_gap": abs_gap}
     if workers is not None:
         highs_options["threads"] = int(workers)
-        if int(workers) != _last_threads:
-            # HiGHS keeps one global thread pool; another size needs a reset first
-            import highspy
+        from bounds.highs_lp import use_threads  # here: importing milp stays light
 
-            highspy.Highs.resetGlobalScheduler(True)
-            _last_threads = int(workers)
+        use_threads(int(workers))
     highs_options.update(options or {})
     solver.highs_options = highs_options
     if deadline is not None:
