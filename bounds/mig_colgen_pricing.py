@@ -326,7 +326,9 @@ class BlockPricer:
         rows = np.array(self.capacity_rows, dtype=np.int32)
         h.changeRowsBounds(len(rows), rows, np.full(len(rows), -self.highspy.kHighsInf), np.full(len(rows), T))
         h.setOptionValue("time_limit", 1e6 if time_limit is None else max(0.01, time_limit))
-        h.run()
+        if h.run() == self.highspy.HighsStatus.kError:
+            # a refused or failed run reads back a dual bound of 0, which would "prove" too much
+            return math.inf, []
         info = h.getInfo()
         bound = info.mip_dual_bound
         if not math.isfinite(bound):

@@ -124,3 +124,23 @@ def test_every_explicit_highs_thread_count_resizes_the_pool_first():
                          if isinstance(n, ast.Call)}
                 assert "use_threads" in calls, f"{path.relative_to(ROOT)}:{sets[0]} sets HiGHS threads without use_threads"
     assert checked >= 1  # milp.highs's user-requested workers
+
+
+def test_mig_block_pricing_claims_nothing_from_a_failed_highs_run(monkeypatch):
+    """A HiGHS run that errs reads back a dual bound of 0: the pricing must not take it as its bound."""
+    from bounds.mig_colgen_pricing import BlockPricer
+    from instances import mig
+
+    p = mig.generate(n=3, gpu="A100", seed=11)
+    gpu = p.gpu
+    places = list(gpu.placements)
+    chains = {k: sorted((j for j, q in enumerate(places) if k in q.slices), key=lambda j: -len(places[j].slices))
+              for k in range(7)}
+    pairs = {(i, j): t.times[q.size] for i, t in enumerate(p.tasks) for j, q in enumerate(places)}
+    pricer = BlockPricer([4, 5, 6], chains, pairs, {j: gpu.create_time[q.size] for j, q in enumerate(places)},
+                         {j: gpu.destroy_time[q.size] for j, q in enumerate(places)})
+    profit = {key: 1.0 for key in pricer.pairs}
+    T = 1.2 * max(t.times[1] for t in p.tasks)
+    assert pricer.price_highs(profit, T, None)[0] > 0  # the real maximum is positive
+    monkeypatch.setattr(highspy.Highs, "run", lambda self: highspy.HighsStatus.kError)
+    assert pricer.price_highs(profit, T, None)[0] == float("inf")
