@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import highspy
 
+from instances.options import known_options
+
 __all__ = ["silent_highs", "use_threads", "run_lp"]
 
 #: The pool size the last :func:`use_threads` set (``None``: HiGHS's own, as first run).
 _pool: int | None = None
 
 
+@known_options
 def silent_highs() -> highspy.Highs:
     """A HiGHS model with its log off and HiGHS's default thread count (fits any thread pool)."""
     h = highspy.Highs()
@@ -36,6 +39,7 @@ def silent_highs() -> highspy.Highs:
     return h
 
 
+@known_options
 def use_threads(threads: int) -> None:
     """Make the process's HiGHS thread pool ``threads`` wide before a model that asks for that many runs.
 
@@ -56,6 +60,7 @@ def use_threads(threads: int) -> None:
         _pool = threads
 
 
+@known_options
 def run_lp(h: highspy.Highs) -> highspy.HighsModelStatus:
     """Run the LP ``h`` (warm-started or not); the final model status.
 
