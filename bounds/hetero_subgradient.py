@@ -144,7 +144,8 @@ class StepScale:
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
              mu0: np.ndarray | None = None, deflection: float = 1.0, expand: float = 1.0,
-             restarts: int = 0) -> Relaxation:
+             restarts: int = 0, slower: float = 1.0, min_scale: float = 1e-4, improve=None,
+             improve_every: int = 50) -> Relaxation:
     """Subgradient optimisation of the multipliers, with elimination.
 
     Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
@@ -160,10 +161,19 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     step grows by ``expand`` on each better bound (at most back to ``step``);
     when it vanishes, up to ``restarts`` times the search starts again from
     the best multipliers with the full step, as long as the last start
-    raised the bound. Stops when the bound reaches ``upper``, after
+    raised the bound, and with ``patience`` times ``slower`` (the step counts
+    as vanished below ``min_scale``): a step that
+    halves quickly is what proves most instances in few passes, but on
+    others it stalls far below the dual optimum, where a step that decays
+    more slowly still climbs. Stops when the bound reaches ``upper``, after
     ``max_iter`` passes, when the step vanishes, or before ``deadline`` (a ``time.perf_counter`` value):
     a pass or an elimination is not started when the last one of its kind
     would not fit, so the deadline is kept rather than overrun by one pass.
+    ``improve``, a callable, gets the relaxed path every ``improve_every``
+    passes and returns the cost of a better schedule made from it, or None:
+    ``upper`` then drops to that cost (what was eliminated for the old value
+    is not needed for the new one), so later steps aim lower and later
+    eliminations remove more.
 
     Examples
     --------
@@ -209,15 +219,21 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             best_mu, best_path = mu.copy(), path
             since += 1
         trace.append(rule.best)
+        if improve is not None and path and evals % improve_every == 0:
+            better = improve(path)
+            if better is not None and better < upper:
+                upper = float(better)
+                theta = upper - 0.5 if integral else upper
         if rule.best > theta:
             break
-        if rule.scale < 1e-4:
+        if rule.scale < min_scale:
             # the step collapsed; from the best multipliers with a full step again while that still pays
             if restarts <= 0 or rule.best <= restart_best + 1e-6 * max(1.0, abs(rule.best)):
                 break
             restarts -= 1
             restart_best = rule.best
             rule.scale, rule.stall, d_prev = step, 0, None
+            rule.patience = max(1, int(round(rule.patience * slower)))
             mu = best_mu.copy()
             continue
         if eliminate_every and (evals == 1 or since >= eliminate_every):

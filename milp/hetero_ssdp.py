@@ -12,13 +12,16 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    and job windows from the precedence pairs of weighted tardiness,
    :func:`bounds.hetero_dp.tardiness_precedences`), its multipliers first
    from the cheap relaxation without those rules, then by subgradient
-   optimisation towards the incumbent (:func:`bounds.hetero.relax_grid`; the
-   step grows on each better bound and restarts when it collapses while
-   the bound still rises), with elimination of every arc that no schedule
-   cheaper than the incumbent can use. On most OR-Library instances the
+   optimisation towards the incumbent (:func:`_multipliers`; the step
+   grows on each better bound and, when it collapses while the bound still
+   rises, restarts from the best multipliers with a step that decays more
+   slowly), with elimination of every arc that no schedule cheaper than the
+   incumbent can use. On most OR-Library instances the
    reduced network has no path left, which proves the incumbent optimal.
-   Relaxed paths repaired into schedules (then improved by dynasearch)
-   replace the incumbent when they are better;
+   Relaxed paths repaired into schedules (then improved by dynasearch),
+   every 50 passes and after each modifier pass, replace the incumbent when
+   they are better (a lower incumbent aims the steps lower and eliminates
+   more);
 3. otherwise the dominance of three successive jobs clears more arcs, and
    state-space modifiers (:class:`milp.hetero_modifiers.ModifierSearch`)
    make the relaxation exact job by job, in rounds: each round decides
@@ -29,14 +32,17 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    alternate, each pruned by the other's labels at the target, and the
    network shrinks with every pass. A round ends when no path survives
    (the bound rises above the target), when the cheapest surviving path is
-   a schedule (it is optimal), or when its labels outgrow their limit or
-   its share of the time; the target starts halfway between the bound and
-   the incumbent (Tanaka, Fujikuma & Araki's tentative upper bound: a lower
-   target prunes more labels), halves towards the bound after a round too
-   large, and climbs towards the incumbent after an empty one. With every
-   job a modifier the relaxation is the problem itself, so the method is
-   exact given time and memory. When even the lowest target is too large,
-   more multiplier passes narrow the gap and the rounds start again.
+   a schedule (it is optimal); the target starts halfway between the bound
+   and the incumbent (Tanaka, Fujikuma & Araki's tentative upper bound: a
+   lower target prunes more labels), moves halfway down towards the bound,
+   keeping the modifiers and the reduced network, when the labels outgrow
+   their limit or the round its share of the time, and climbs towards the
+   incumbent after an empty round. With every job a modifier the
+   relaxation is the problem itself, so the method is exact given time and
+   memory. When even the lowest target is too large, more multiplier passes
+   narrow the gap (their relaxed paths repaired into schedules too) and the
+   rounds start again; when those passes no longer raise the bound, the
+   label limit doubles (up to four times).
 
 Why this rather than a time-indexed MILP with the bound: the dynamic programs
 exploit the structure (one machine, no idle time, integer times) that a MILP
@@ -66,8 +72,8 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_dp import Grid, tardiness_precedences
-from bounds.hetero_subgradient import optimize
+from bounds.hetero_dp import Grid, Successive, tardiness_precedences
+from bounds.hetero_subgradient import Relaxation, initial_multipliers, optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
 from instances.options import known_options
@@ -81,11 +87,15 @@ from milp.result import Result
 __all__ = ["solve_ssdp", "applies"]
 
 #: Forward passes of the multiplier optimisation before the modifier stage (and between its rounds).
-SUBGRADIENT_PASSES = 600
+SUBGRADIENT_PASSES = 1200
 #: Growth of the subgradient step on each better bound (:class:`bounds.hetero_subgradient.StepScale`).
 GRID_EXPAND = 1.2
 #: Restarts of the subgradient from the best multipliers when its step collapses while the bound still rises.
-GRID_RESTARTS = 3
+GRID_RESTARTS = 2
+#: Step scale below which the subgradient counts as collapsed (and restarts).
+GRID_MIN_SCALE = 0.01
+#: Patience factor of each restart: a step that decays more slowly climbs on where the quick one stalled.
+GRID_SLOWER = 4.0
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
 #: Seconds of the ILS per job when no hint is given (times n / 100 beyond 100 jobs; at most 1 s and 10 % of the
@@ -95,10 +105,57 @@ ILS_SECONDS_PER_JOB = 0.002
 IMPROVE_ROUNDS = 3
 #: Share of the time left that one round of modifier passes may take before a lower target is tried.
 ROUND_SHARE = 0.3
+#: Subgradient passes between two repairs of the relaxed path into a schedule.
+IMPROVE_EVERY = 50
+#: Share of the time so far that repairing relaxed paths into schedules may take.
+IMPROVE_SHARE = 0.05
 #: Label limit of one modifier pass (memory: about 60 bytes a label).
 MAX_LABELS = 3_000_000
+#: The label limit doubles, up to this factor, when a round at the bound ran out of labels and more multiplier
+#: passes did not raise the bound.
+LABEL_GROWTH = 4
 #: Sweeps of the three-job dominance over the reduced network before the modifiers.
 THREE_JOB_ROUNDS = 2
+
+
+def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None) -> Relaxation:
+    """Subgradient search of the grid's multipliers from ``mu`` towards ``ub``
+    (:func:`bounds.hetero_subgradient.optimize`): the step halves after
+    ``GRID_PATIENCE`` passes without a better bound and grows by
+    ``GRID_EXPAND`` on each better one; when it has fallen below
+    ``GRID_MIN_SCALE``, the search starts again from the best multipliers
+    with the full step and ``GRID_SLOWER`` times the patience, up to
+    ``GRID_RESTARTS`` times. ``improve`` repairs a relaxed path every
+    ``IMPROVE_EVERY`` passes: a better incumbent aims the steps lower and
+    lets the eliminations remove more."""
+    return optimize(net, ub, deadline=deadline, max_iter=SUBGRADIENT_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,
+                    expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
+                    improve=improve, improve_every=IMPROVE_EVERY)
+
+
+def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve=None) -> Relaxation:
+    """Multipliers in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4): the
+    cheap relaxation without the adjacency and 2-cycle rules
+    (:class:`~bounds.hetero_dp.Successive`, ``O(nT)`` a pass) from the
+    schedule's prices, then the grid's own relaxation with elimination
+    (:func:`_grid_search`) from its multipliers, or from the schedule's
+    prices where the grid's bound is higher there (instances with few late
+    jobs). The first stage's bound is valid too; it is returned only when it
+    proves ``ub`` optimal or no grid pass fits before ``deadline``."""
+    first = optimize(Successive(net), ub, sequence, deadline=deadline,
+                     max_iter=hb.FIRST_STAGE_PASSES * net.n, eliminate_every=0)
+    if first.proved or (deadline is not None and time.perf_counter() >= deadline):
+        first.network = net   # its bound is valid too (a weaker relaxation of the same grid)
+        return first
+    t0 = time.perf_counter()
+    at_first = net.forward(first.mu).bound
+    t_pass = time.perf_counter() - t0
+    if deadline is not None and time.perf_counter() + 2 * t_pass >= deadline:
+        first.network, first.bound = net, max(first.bound, min(at_first, ub) if net.capped else at_first)
+        return first
+    prices = initial_multipliers(net, sequence)
+    start = first.mu if at_first >= net.forward(prices).bound else prices
+    return _grid_search(net, ub, start, deadline, improve)
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
@@ -212,13 +269,26 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     prec = tardiness_precedences(sm.p, sm.w, sm.d, net.rank)
     info["precedences"] = int(prec.sum())
     info["window_states_removed"] = net.restrict(prec)
+    tried: set[int] = set()
+    spent = 0.0
+
     def improve(path) -> float | None:
         """A schedule from a relaxed path (repair, then dynasearch descent); its
-        cost if it beats the incumbent (which it then replaces), else None."""
-        nonlocal best_seq, ub
+        cost if it beats the incumbent (which it then replaces), else None.
+
+        A path whose job order was repaired before is skipped, and so is every
+        path once the repairs took ``IMPROVE_SHARE`` of the time so far (at
+        n = 150 a repair costs as much as a modifier pass)."""
+        nonlocal best_seq, ub, spent
         if not path:
             return None
+        key = hash(tuple(j for j, _ in path))
+        if key in tried or (tried and spent > IMPROVE_SHARE * dl.elapsed()):
+            return None
+        tried.add(key)
+        t0 = time.perf_counter()
         seq, _ = dynasearch(sm.p, sm.w, sm.d, hb.repair_path(sm, path))
+        spent += time.perf_counter() - t0
         cost = float(sm.model_cost(seq))
         if cost >= ub:
             return None
@@ -229,19 +299,13 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     rem = dl.remaining()
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
     stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
-    relax = hb.relax_grid(net, ub, best_seq, deadline=stage2, max_iter=SUBGRADIENT_PASSES, expand=GRID_EXPAND)
+    relax = _multipliers(net, ub, best_seq, stage2, improve)
     passes = relax.evaluations
-    if not relax.proved and time.perf_counter() < stage2 and relax.evaluations < SUBGRADIENT_PASSES:
-        # the step collapsed before the passes ran out: from the best multipliers with a full step again
-        relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
-                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
-        passes += relax.evaluations
     # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
     for _ in range(IMPROVE_ROUNDS):
         if relax.proved or dl.expired() or improve(relax.path) is None or time.perf_counter() >= stage2:
             break
-        relax = optimize(net, ub, deadline=stage2, max_iter=SUBGRADIENT_PASSES, mu0=relax.mu,
-                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
+        relax = _grid_search(net, ub, relax.mu, stage2, improve)
         passes += relax.evaluations
     info.update(subgradient_passes=passes, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
@@ -253,16 +317,16 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     net.eliminate(relax.mu, ub - 0.5)
     mu, path = relax.mu, relax.path
     counters = {"modifier_passes": 0, "modifier_rounds": 0}
+    labels = MAX_LABELS
     # the first target halfway: a round below the incumbent prunes more, and an empty one still raises the bound
     step = max(0, (ub - 1 - bound) // 2)
     target = bound + step
     while not dl.expired():
         base = (net.alive.copy(), net.mask.copy())
         counters["modifier_rounds"] += 1
-        rem = dl.remaining()
-        cap = None if rem is None else time.perf_counter() + ROUND_SHARE * rem
-        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, cap)
+        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels)
         info.update(counters)
+        target, step = out.target, out.step
         bound = max(bound, min(out.bound, target + 1))
         path = out.path or path
         if out.status == "schedule":
@@ -293,13 +357,19 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             continue
         # the gap is too wide for the modifiers even at the lowest target: better multipliers narrow it
         old = relax.bound
-        relax = optimize(net, ub, deadline=dl.at, max_iter=SUBGRADIENT_PASSES, mu0=mu,
-                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, restarts=GRID_RESTARTS)
+        relax = _grid_search(net, ub, mu, dl.at, improve)
         say(f"{out.status}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
             f"{relax.evaluations} more passes, {net.N} nodes left")
         bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
         if bound >= ub:
             return result(ub, "Lagrangian")
+        if relax.bound <= old + 1e-9 and out.status == "labels" and labels < MAX_LABELS * LABEL_GROWTH:
+            # the multipliers are at their best: a round with more labels is what is left to try
+            labels *= 2
+            step = max(0, (ub - 1 - bound) // 2)
+            target = bound + step
+            say(f"label limit {labels:,}, tentative target {target * sm.cost_unit:g}")
+            continue
         if relax.bound <= old + 1e-9:
             info["stopped"] = "label limit" if out.status == "labels" else out.status
             return result(bound, info["stopped"])
@@ -310,18 +380,21 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
 
 class _Round:
     """Outcome of one round of modifier passes (:func:`_round`): ``status``
-    ``"empty"`` (no schedule costs at most the target), ``"schedule"`` (the
+    ``"empty"`` (no schedule costs at most ``target``), ``"schedule"`` (the
     cheapest surviving relaxed path, ``sequence``, is a schedule, hence
-    optimal), ``"labels"`` (the label limit even for one more modifier),
-    ``"modifier limit"`` or ``"time"``; ``bound`` a valid integer lower bound
-    on the schedules of cost at most the target, ``path`` the last relaxed path."""
+    optimal), ``"labels"`` (the label limit even for one more modifier, at
+    the lowest target), ``"modifier limit"`` or ``"time"``; ``bound`` a valid
+    integer lower bound on the schedules of cost at most ``target`` (the
+    round's last target), ``path`` the last relaxed path, ``step`` the last
+    distance between the target and the bound below it."""
 
-    def __init__(self, status: str, bound: float, path=None, sequence=None):
-        self.status, self.bound, self.path, self.sequence = status, bound, path or [], sequence
+    def __init__(self, status: str, bound: float, target: float, step: float, path=None, sequence=None):
+        self.status, self.bound, self.target, self.step = status, bound, target, step
+        self.path, self.sequence = path or [], sequence
 
 
 def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, counters: dict, improve, say,
-           sm: hb.SingleMachine, cap: float | None = None) -> _Round:
+           sm: hb.SingleMachine, floor: float, step: float, max_labels: int = MAX_LABELS) -> _Round:
     """Modifier passes that decide whether a schedule of cost ``<= target`` exists.
 
     Jobs the relaxed path misses or repeats (:func:`_candidates`) join the
@@ -329,49 +402,83 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     stay small); forward and backward passes alternate, each pruned by the
     other's labels at the threshold ``target + 1/2`` and shrinking the
     network in place. Relaxed paths are repaired into schedules
-    (``improve``); a better incumbent lowers the threshold. A round still
-    open at ``cap`` (a ``time.perf_counter`` value) ends as ``"labels"``:
-    too large for the time left, like one that outgrew the label limit.
+    (``improve``); a better incumbent lowers the threshold. When the labels
+    outgrow their limit even for one more modifier, when the modifiers run
+    out, or when the round takes more than its share of the time left, the
+    target moves halfway down towards the bound (``floor``, the best bound
+    known, or the passes' own) and the passes go on with the same modifiers
+    and the network reduced so far: what no schedule of cost at most the old
+    target uses, none of cost at most the new one uses (Tanaka, Fujikuma &
+    Araki's tentative upper bound, lowered without losing the work done).
+    The round ends ``"labels"`` or ``"modifier limit"`` only when the target
+    is down at the bound.
     """
     search = ModifierSearch(net, mu, target + 0.5, prec=prec)
     bound, add = -INF, 4
+
+    def share() -> float | None:
+        rem = dl.remaining()
+        return None if rem is None else time.perf_counter() + ROUND_SHARE * rem
+
+    cap = share()
+
+    def lower(why: str) -> bool:
+        """Move the target halfway down to the bound; False when it is there already."""
+        nonlocal target, step, cap
+        lo = max(floor, bound)
+        if target <= lo:
+            return False
+        step = (target - lo) // 2
+        target = lo + step
+        search.limit = target + 0.5 - search.shift
+        cap = share()
+        counters["lowered_targets"] = counters.get("lowered_targets", 0) + 1
+        say(f"{why}: tentative target {target * sm.cost_unit:g}, {len(search.modifiers)} modifiers kept")
+        return True
+
     while not dl.expired():
-        if cap is not None and time.perf_counter() > cap:
-            return _Round("labels", bound, path)
+        if cap is not None and time.perf_counter() > cap and not lower("round time"):
+            return _Round("labels", bound, target, step, path)
         cands = _candidates(net, path, search.modifiers)
         room = MAX_MODIFIERS - len(search.modifiers)
-        if not cands or room <= 0:
-            return _Round("modifier limit", bound, path)
+        fresh = bool(cands) and room > 0
+        if not fresh and not lower("modifier limit"):
+            return _Round("modifier limit", bound, target, step, path)
         before = len(search.modifiers)
-        search.add(cands[:min(add, room)])
+        if fresh:
+            search.add(cands[:min(add, room)])
         for direction in ("forward", "backward"):
             run = search.forward if direction == "forward" else search.backward
-            out = run(max_labels=MAX_LABELS, deadline=dl.at)
+            out = run(max_labels=max_labels, deadline=dl.at)
             counters["modifier_passes"] += 1
             if out.aborted:
                 if dl.expired():
-                    return _Round("time", bound, path)
+                    return _Round("time", bound, target, step, path)
                 del search.modifiers[before:]
-                search.fl = search.bl = None   # the passes of this round were lost
-                if add == 1:
-                    return _Round("labels", bound, path)
+                # labels of a pass that tracked the dropped modifiers cannot prune the next one
+                if search.fl is not None and search.fl.nmod > before:
+                    search.fl = None
+                if search.bl is not None and search.bl.nmod > before:
+                    search.bl = None
+                if add == 1 and not lower("labels"):
+                    return _Round("labels", bound, target, step, path)
                 add = max(1, add // 2)
                 break
             counters["modifiers"] = len(search.modifiers)
             say(f"{direction} pass, {len(search.modifiers)} modifiers: bound {min(out.bound, target + 1) * sm.cost_unit:g}, "
                 f"{out.labels} labels, {net.N} nodes left")
             if not math.isfinite(out.value):
-                return _Round("empty", target + 1, path)
+                return _Round("empty", target + 1, target, step, path)
             bound = max(bound, float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))))
             if (net.counts(out.path) == 1).all():
-                return _Round("schedule", bound, out.path, [j for j, _ in out.path])
+                return _Round("schedule", bound, target, step, out.path, [j for j, _ in out.path])
             path = out.path
             ub = improve(path)
             if ub is not None and ub - 1 < target:
                 target = ub - 1
                 search.limit = target + 0.5 - search.shift
-            if out.labels > MAX_LABELS // 4:
+            if out.labels > max_labels // 4:
                 add = max(1, add // 2)
-            elif out.labels < MAX_LABELS // 40:
+            elif out.labels < max_labels // 40:
                 add = min(8, add + 1)
-    return _Round("time", bound, path)
+    return _Round("time", bound, target, step, path)
