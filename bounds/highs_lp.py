@@ -57,6 +57,11 @@ def use_threads(threads: int) -> None:
     global _pool
     if threads != _pool:
         highspy.Highs.resetGlobalScheduler(True)
+        # build the new pool now: were a model with the default count the next to run, it would size it
+        h = silent_highs()
+        h.setOptionValue("threads", threads)
+        h.addVar(0.0, 1.0)
+        h.run()
         _pool = threads
 
 

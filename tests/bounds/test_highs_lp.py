@@ -47,11 +47,19 @@ def test_a_mismatched_explicit_count_is_refused_and_run_lp_says_so(wide_pool):
     assert run_lp(h) != highspy.HighsModelStatus.kOptimal
 
 
+def _run_default() -> highspy.HighsModelStatus:
+    h = silent_highs()
+    h.addVar(0.0, 1.0)
+    h.run()
+    return h.getModelStatus()
+
+
 def test_use_threads_resizes_the_pool():
-    use_threads(2)
-    assert _run_with_threads(2) == highspy.HighsModelStatus.kOptimal
-    use_threads(1)
-    assert _run_with_threads(1) == highspy.HighsModelStatus.kOptimal
+    # a default-count model between the resize and the next explicit one must not size the pool its way
+    for k in (2, 1, 3, 1):
+        use_threads(k)
+        assert _run_default() == highspy.HighsModelStatus.kOptimal
+        assert _run_with_threads(k) == highspy.HighsModelStatus.kOptimal
 
 
 def test_mig_colgen_bound_after_a_wide_pool(wide_pool):
@@ -117,7 +125,7 @@ def test_every_explicit_highs_thread_count_resizes_the_pool_first():
             if not _threads_settings(tree):
                 continue
             for fn in ast.walk(tree):
-                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "use_threads":
                     continue
                 sets = _threads_settings(fn)
                 if not sets or "highs" not in ast.unparse(fn).lower():
