@@ -169,8 +169,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     ``max_iter`` passes, when the step vanishes, or before ``deadline`` (a ``time.perf_counter`` value):
     a pass or an elimination is not started when the last one of its kind
     would not fit, so the deadline is kept rather than overrun by one pass.
-    ``improve``, a callable, gets the relaxed path every ``improve_every``
-    passes and returns the cost of a better schedule made from it, or None:
+    ``improve``, a callable, gets the relaxed path after ``improve_every / 5``
+    and ``improve_every / 2`` passes, then every ``improve_every``, and returns the cost of a better schedule made from it, or None:
     ``upper`` then drops to that cost (what was eliminated for the old value
     is not needed for the new one), so later steps aim lower and later
     eliminations remove more.
@@ -219,7 +219,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             best_mu, best_path = mu.copy(), path
             since += 1
         trace.append(rule.best)
-        if improve is not None and path and evals % improve_every == 0:
+        if improve is not None and path and (evals % improve_every == 0 or evals in (improve_every // 5,
+                                                                                       improve_every // 2)):
             better = improve(path)
             if better is not None and better < upper:
                 upper = float(better)

@@ -19,7 +19,8 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    incumbent can use. On most OR-Library instances the
    reduced network has no path left, which proves the incumbent optimal.
    Relaxed paths repaired into schedules (then improved by dynasearch),
-   every 50 passes and after each modifier pass, replace the incumbent when
+   after the cheap stage, after 10 and 25 grid passes and then every 50,
+   and after each modifier pass, replace the incumbent when
    they are better (a lower incumbent aims the steps lower and eliminates
    more);
 3. otherwise the dominance of three successive jobs clears more arcs, and
@@ -87,7 +88,7 @@ from milp.result import Result
 __all__ = ["solve_ssdp", "applies"]
 
 #: Forward passes of the multiplier optimisation before the modifier stage (and between its rounds).
-SUBGRADIENT_PASSES = 1200
+SUBGRADIENT_PASSES = 600
 #: Growth of the subgradient step on each better bound (:class:`bounds.hetero_subgradient.StepScale`).
 GRID_EXPAND = 1.2
 #: Restarts of the subgradient from the best multipliers when its step collapses while the bound still rises.
@@ -144,6 +145,8 @@ def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve
     proves ``ub`` optimal or no grid pass fits before ``deadline``."""
     first = optimize(Successive(net), ub, sequence, deadline=deadline,
                      max_iter=hb.FIRST_STAGE_PASSES * net.n, eliminate_every=0)
+    better = None if improve is None or first.proved else improve(first.path)
+    ub = ub if better is None else better
     if first.proved or (deadline is not None and time.perf_counter() >= deadline):
         first.network = net   # its bound is valid too (a weaker relaxation of the same grid)
         return first

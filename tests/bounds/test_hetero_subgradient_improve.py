@@ -1,0 +1,65 @@
+"""Multiplier search of the one-machine grid whose incumbent improves on the way (bounds.hetero_subgradient)."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bounds.hetero_dp import Grid
+from bounds.hetero_subgradient import optimize
+from bounds.hetero_ti import tardiness_costs
+
+_spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
+_oracle = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_oracle)
+brute = _oracle.brute
+
+small = st.integers(2, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 9), min_size=n, max_size=n),
+    st.lists(st.integers(1, 6), min_size=n, max_size=n),
+    st.lists(st.integers(0, 40), min_size=n, max_size=n)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(small, st.integers(0, 10 ** 6), st.integers(1, 30), st.sampled_from([1, 2, 5]))
+def test_a_better_incumbent_on_the_way_keeps_the_bound_valid(data, seed, above, every):
+    # the search starts from a poor incumbent (optimum + above); the callback hands it the optimum after a
+    # few passes: eliminations made for the old incumbent stay, the bound never passes the optimum, and a
+    # proof is a proof of the new incumbent
+    p, w, d = (np.array(x) for x in data)
+    opt = brute(p, w, d)
+    grid = Grid(p, tardiness_costs(p, w, d), weights=w, max_cost=opt + above - 0.5)
+    calls = []
+
+    def improve(path):
+        calls.append(len(path))
+        return float(opt) if len(calls) == 1 else None
+
+    mu0 = np.random.default_rng(seed).normal(0, 3, len(p))
+    r = optimize(grid, float(opt + above), mu0=mu0, max_iter=60, improve=improve, improve_every=every,
+                 restarts=2, slower=4.0, min_scale=0.01)
+    assert r.bound <= opt + 1e-9
+    if calls:
+        assert r.upper == opt
+    if r.proved:
+        assert r.bound == pytest.approx(r.upper)
+    # the bound without the callback is no better than the optimum either, and the slower restarts only add passes
+    plain = optimize(Grid(p, tardiness_costs(p, w, d), weights=w), float(opt + above), mu0=mu0, max_iter=60,
+                     restarts=2, slower=4.0, min_scale=0.01)
+    assert plain.bound <= opt + 1e-9 and plain.evaluations <= 60
+
+
+def test_callback_schedule():
+    # after improve_every / 5 and / 2 passes, then every improve_every passes, while no proof ends the search
+    p = np.array([5, 4, 6, 3, 7, 2, 5, 4])
+    w = np.array([3, 1, 4, 1, 5, 2, 6, 5])
+    d = np.array([3, 5, 7, 2, 9, 4, 6, 8])
+    seen = []
+    grid = Grid(p, tardiness_costs(p, w, d), weights=w)
+    r = optimize(grid, 1e6, mu0=np.zeros(len(p)), max_iter=120, improve=lambda path: seen.append(1),
+                 improve_every=50, eliminate_every=0, integral=False)
+    expect = [k for k in range(1, r.evaluations + 1) if k in (10, 25) or k % 50 == 0]
+    assert len(seen) == len(expect)
