@@ -76,13 +76,14 @@ import highspy
 import numba
 import numpy as np
 
+from bounds import hetero_ng
 from bounds.hetero_pricing import backward, columns, forward
 from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule
 from instances.options import known_options
 
-__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "MAX_STEPS"]
+__all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "MAX_STEPS", "class_columns"]
 
 #: Largest number of grid steps of a class's horizon.
 MAX_STEPS = 20_000
@@ -106,6 +107,10 @@ FINE_EVERY = 8
 PASS_SECONDS = 3e-7
 #: Simplex strategy of the master (HiGHS: 4, primal; columns are added to a primal feasible basis).
 SIMPLEX = 4
+#: Whether the exact pricing turns to ng-routes once the LP converges on repeating pseudo-schedules.
+NG = True
+#: Guessed slowdown of a first ng pricing pass against a plain one.
+NG_SLOWER = 10
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
 
@@ -252,6 +257,14 @@ class GpuClass:
         self.alive = (t >= (self.A + self.P)[None, :]) & (t <= Lst[None, :])
         self.H = H
         self.work: dict = {}        # the pricing's label arrays, reused between passes
+        self.N: np.ndarray | None = None    # ng neighbourhoods of the exact pricing (None: 2-cycles only)
+
+    def forward(self, alive: np.ndarray, pi: np.ndarray):
+        """Labels of this class's exact pricing at task prices ``pi`` (local order) over ``alive``: ng-routes
+        where :attr:`N` is set (:mod:`bounds.hetero_ng`), pseudo-schedules without 2-cycles otherwise."""
+        if self.N is None or (self.N[:, 1:] < 0).all():      # no neighbour: the 2-cycle pricing is the same
+            return forward(self.P, self.A, alive, self.W, self.D, pi, self.work)
+        return hetero_ng.forward(self.P, self.A, alive, self.W, self.D, pi, self.N, self.work)
 
     def coarse_factor(self) -> int:
         """Grid steps per step of the heuristic pricing's coarse view (1: none)."""
@@ -292,6 +305,14 @@ class _Coarse:
         pad = np.zeros((rows * k, c.alive.shape[1]), bool)
         pad[:c.H + 1] = c.alive[:c.H + 1]
         self.alive = np.ascontiguousarray(pad.reshape(rows, k, -1).any(axis=1))
+
+
+@known_options
+def class_columns(lab, c, pi: np.ndarray, limit: int) -> list[tuple[float, list, float]]:
+    """:func:`bounds.hetero_pricing.columns` of labels ``lab`` of ``c`` (a class or a coarse view; ng labels
+    traced by :func:`bounds.hetero_ng.columns`), ``pi`` in ``c``'s local order."""
+    fn = hetero_ng.columns if isinstance(lab, hetero_ng.NgLabels) else columns
+    return fn(lab, c.P, c.W, c.D, pi, limit)
 
 
 def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[GpuClass]):
@@ -492,7 +513,7 @@ def _eft(problem: HeteroProblem) -> Schedule:
 def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
                  per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
-                 pool: list | None = None, coarse: bool = True) -> ColgenBound | None:
+                 pool: list | None = None, coarse: bool = True, ng: bool | None = None) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -517,6 +538,11 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     coarse
         Heuristic pricing on coarse views of the long classes (module
         docstring); ``False``: every pass prices exactly.
+    ng
+        Once the LP converges on pseudo-schedules that repeat a task, price
+        ng-routes (:mod:`bounds.hetero_ng`) whose neighbourhoods grow by the
+        LP's cycles (module docstring); ``False``: 2-cycle elimination only;
+        ``None``: :data:`NG`.
 
     Returns
     -------
@@ -530,6 +556,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     opt.integer(per_class, "per_class", lo=1)
     opt.number(smoothing, "smoothing", lo=0.0, hi=0.99)
     coarse = opt.flag(coarse, "coarse")
+    ng = NG if ng is None else opt.flag(ng, "ng")
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit
@@ -544,11 +571,12 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     if g is None:
         return None
     return _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, list(pool or []),
-                coarse, t0)
+                coarse, t0, ng)
 
 
 def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadline: float | None,
-         max_iter: int, per_class: int, smoothing: float, pool: list, coarse: bool, t0: float) -> ColgenBound:
+         max_iter: int, per_class: int, smoothing: float, pool: list, coarse: bool, t0: float,
+         ng: bool = False) -> ColgenBound:
     """The column generation on the grids ``g``, from the incumbent and ``pool``'s columns."""
     n = len(g.tasks)
     groups: dict[tuple, list[int]] = {}
@@ -586,9 +614,10 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             # a pass that would end past the deadline is not started (horizons only shrink: the last
             # pass's time bounds the next one's)
             t1 = time.perf_counter()
-            if deadline is not None and t1 + c.work.get("seconds", PASS_SECONDS * c.alive.size) >= deadline:
+            guess = PASS_SECONDS * c.alive.size * (1 if c.N is None else NG_SLOWER)
+            if deadline is not None and t1 + c.work.get("seconds", guess) >= deadline:
                 return -math.inf, labs
-            lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks], c.work)
+            lab = c.forward(c.alive, pi[c.tasks])
             c.work["seconds"] = time.perf_counter() - t1
             total += c.m * lab.value
             labs.append(lab)
@@ -616,14 +645,14 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         for c, lab in cs:
             view = isinstance(c, _Coarse)
             cc = c.cls if view else c
-            for q, (val, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi[cc.tasks], per_class)):
+            for q, (val, seq, cost) in enumerate(class_columns(lab, c, pi[cc.tasks], per_class)):
                 tasks = cc.tasks[[k for k, _ in seq]]
                 if q == 0:
                     np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
                 if view:
                     seq, cost = cc.retime([k for k, _ in seq])
                     counts[0] += 1
-                    if not cc.allows(seq):
+                    if not cc.allows(seq) or (cc.N is not None and not hetero_ng.feasible(cc.N, seq_tasks(seq))):
                         continue
                 # keep what prices out at the LP's own duals
                 if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] < -1e-6 * max(1.0, abs(cost)):
@@ -632,6 +661,31 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         return new, grad
 
     counts = [0, 0]     # coarse-view paths re-timed, and kept
+
+    def seq_tasks(seq):
+        return [k for k, _ in seq]
+
+    def grow() -> bool:
+        """Dynamic ng-routes: the cycles of the LP's columns join the neighbourhoods, the columns they cut off
+        leave the master; whether any neighbourhood grew."""
+        x = np.asarray(master.h.getSolution().col_value, dtype=float)
+        if not any(v > 1e-9 and len(set(ks.tolist())) < len(ks) for (_, ks, _), v in zip(master.cols, x)):
+            return False
+        for c in classes:
+            if c.N is None:
+                c.N = hetero_ng.neighbourhoods(c.D, 1)
+                c.work["seconds"] = c.work.get("seconds", 0.0) * NG_SLOWER   # the next pass's guess
+        added = 0
+        for (c, ks, _), v in zip(master.cols, x):
+            if v > 1e-9 and len(set(ks.tolist())) < len(ks):
+                added += hetero_ng.grow(c.N, ks.tolist())
+        if added:
+            growth[0] += added
+            master._delete([q for q, (c, ks, _) in enumerate(master.cols[master.keep:], master.keep)
+                            if not hetero_ng.feasible(c.N, ks.tolist())])
+        return added > 0
+
+    growth = [0]
 
     # at zero prices no pseudo-schedule costs less than nothing: L(0) = 0 is the best point known at the start
     # (the incumbent's complementary-slackness prices let every GPU repeat its dearest tasks, L far below 0)
@@ -687,6 +741,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                 mispriced += 1
                 alpha = 0.0         # the smoothed prices priced out nothing: try the LP's own
                 pi_price = pi_lp
+            if not new and ng and total > -math.inf and time.perf_counter() < (deadline or math.inf) and grow():
+                continue
             if not new:
                 converged = total > -math.inf
                 break
@@ -715,4 +771,6 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
                              "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic,
-                             "view_paths": counts[0], "view_columns": counts[1], "seconds": time.perf_counter() - t0})
+                             "view_paths": counts[0], "view_columns": counts[1], "ng_growth": growth[0],
+                             "ng": {tuple(c.gpus): c.N.copy() for c in classes if c.N is not None},
+                             "seconds": time.perf_counter() - t0})

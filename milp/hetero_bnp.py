@@ -64,9 +64,9 @@ from typing import Any
 import highspy
 import numpy as np
 
-from bounds.hetero_colgen import ColgenBound, GpuClass, Grid
+from bounds.hetero_colgen import ColgenBound, GpuClass, Grid, class_columns
 from bounds.highs_lp import run_lp, silent_highs
-from bounds.hetero_pricing import backward, columns, forward
+from bounds.hetero_pricing import backward
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances.options import Deadline, known_options
@@ -75,6 +75,8 @@ __all__ = ["branch_and_price", "applies"]
 
 #: Columns added per class and pricing pass.
 PER_CLASS = 12
+#: Whether the nodes price the ng-routes of the root's neighbourhoods.
+NG_TREE = True
 #: Starting weight of the best prices in the smoothed prices (Wentges), as at the root.
 SMOOTHING = 0.5
 #: Seconds of local search from each node's rounded LP solution.
@@ -321,7 +323,7 @@ class _Tree:
     def price(self, pi: np.ndarray, alive: list[np.ndarray]):
         total, labs = float(pi.sum()), []
         for c, al in zip(self.classes, alive):
-            lab = forward(c.P, c.A, al, c.W, c.D, pi[c.tasks], c.work)
+            lab = c.forward(al, pi[c.tasks])
             total += c.m * lab.value
             labs.append(lab)
         return total, labs
@@ -367,7 +369,7 @@ class _Tree:
                     return "time", max(node.bound, best, total), center, None, None
                 new, grad = [], np.ones(self.n)
                 for c, lab, al in zip(self.classes, labs, alive):
-                    for q, (_, seq, cost) in enumerate(columns(lab, c.P, c.W, c.D, pi[c.tasks], PER_CLASS)):
+                    for q, (_, seq, cost) in enumerate(class_columns(lab, c, pi[c.tasks], PER_CLASS)):
                         ks = np.array([k for k, _ in seq], np.int64)
                         tasks = c.tasks[ks]
                         if q == 0:
@@ -478,7 +480,7 @@ class _Tree:
                     if not al[r].any():
                         v[r] = 0.0
                     else:
-                        v[r] = forward(c.P, c.A, self._shrink(al[r]), c.W, c.D, prices[c.tasks], c.work).value
+                        v[r] = c.forward(self._shrink(al[r]), prices[c.tasks]).value
                 Ls.append(base + sum(c.m * vr for c, vr in zip(self.classes, v)))
             key = (min(Ls), max(Ls))
             if best is None or key > best[0]:
@@ -581,6 +583,8 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
         raise ValueError("branch_and_price needs a root on an exact grid")
     g = root.grid
     tree = _Tree(problem, g, incumbent, seed, log)
+    for c in tree.classes:      # the root's ng neighbourhoods, if it grew any (same local task order)
+        c.N = root.info.get("ng", {}).get(tuple(c.gpus)) if NG_TREE else None
     tree.add_schedule(incumbent)
     tree.add_pool(root.pool)
     root_bound = math.ceil(root.bound * g.scale - EPS)

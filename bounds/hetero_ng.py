@@ -1,0 +1,398 @@
+"""ng-route pricing of the heterogeneous-GPU column generation: pseudo-schedules without short cycles.
+
+The pricing network of :mod:`bounds.hetero_pricing` (semi-active
+pseudo-schedules of one GPU class on its integer grid, completion of ``k`` at
+``t`` costing ``W_k max(0, t - D_k) - pi_k``, the adjacent-pair interchange
+rule) with the ng-route memory of Baldacci, Mingozzi and Roberti
+("New route relaxation and pricing strategies for the vehicle routing
+problem", Operations Research 2011, Sec. 3) in place of 2-cycle elimination:
+every task ``k`` has a neighbourhood ``N_k`` (``k`` included); a label
+ending with ``k`` after ``j`` remembers
+
+    M = {k, j} U (M_j  intersected with  N_k)
+
+(the task just before ``k`` is always remembered, so no 2-cycle survives,
+as in the plain pricing), and a task in ``M`` may not follow. A real
+schedule repeats nothing, so it is never cut off: the relaxation lies
+between the plain pricing's and the elementary schedules, and the minimum
+reduced cost over it gives a valid Lagrangian bound.
+
+Labels: each completion ``(t, k)`` and each idle state ("``k`` completed
+before ``t``, the machine idles since") keeps a bucket of at most ``cap``
+labels, a label dominating another of no smaller memory and no smaller
+value. Where a bucket overflows, the new label is merged into the one whose
+memory it shares most: the merged label takes the lower value, that
+label's path and the intersection of the memories. It then forbids less
+than either, so the minimum stays a lower bound (its path still has the
+label's value; :func:`feasible` may then refuse it).
+
+A memory is a 16-bit set over ``N_k`` (bit 0 is ``k``) plus the task
+before ``k`` when it lies outside ``N_k``.
+
+Examples
+--------
+>>> import numpy as np
+>>> P, A, D = np.array([1, 1, 1]), np.array([2, 0, 2]), np.array([4, 5, 0])
+>>> W, pi, alive = np.ones(3), np.array([4.0, 6.0, 4.0]), np.ones((8, 3), bool)
+>>> two = forward(P, A, alive, W, D, pi, neighbourhoods(D, 1))     # memory {k}: no 2-cycle only
+>>> columns(two, P, W, D, pi, 1)
+[(-17.0, [(1, 1), (2, 3), (0, 4), (1, 5)], 3.0)]
+>>> full = forward(P, A, alive, W, D, pi, neighbourhoods(D, 3))    # every task remembered: elementary
+>>> columns(full, P, W, D, pi, 1)
+[(-11.0, [(1, 1), (2, 3), (0, 4)], 3.0)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from instances.options import known_options
+
+__all__ = ["NgLabels", "neighbourhoods", "grow", "feasible", "forward", "columns", "MAX_NG", "CAP"]
+
+#: Largest neighbourhood (bits of a memory).
+MAX_NG = 16
+#: Labels kept per completion or idle state.
+CAP = 16
+
+
+def neighbourhoods(key: np.ndarray, size: int) -> np.ndarray:
+    """``(n, MAX_NG)`` table: row ``k`` lists ``N_k`` (``k`` first, then the ``size - 1`` tasks of nearest
+    ``key``, e.g. due dates), padded with ``-1``."""
+    key = np.asarray(key, float)
+    n = len(key)
+    size = max(1, min(int(size), MAX_NG, n))
+    out = np.full((n, MAX_NG), -1, np.int64)
+    for k in range(n):
+        d = np.abs(key - key[k])
+        d[k] = -1.0
+        out[k, :size] = np.argsort(d, kind="stable")[:size]
+    return out
+
+
+def grow(N: np.ndarray, seq) -> int:
+    """Add the cycles of a pseudo-schedule (tasks in order) to ``N`` in place (dynamic ng-routes, Roberti and
+    Mingozzi 2014): for a repeat ``i ... i``, ``i`` joins the neighbourhood of every task between, so the
+    cycle is forbidden afterwards. Returns how many entries were added (full rows are left as they are)."""
+    added = 0
+    last: dict[int, int] = {}
+    for b, x in enumerate(seq):
+        x = int(x)
+        a = last.get(x)
+        if a is not None:
+            for y in seq[a + 1:b]:
+                row = N[int(y)]
+                if x not in row:
+                    free = np.flatnonzero(row < 0)
+                    if len(free):
+                        row[free[0]] = x
+                        added += 1
+        last[x] = b
+    return added
+
+
+def feasible(N: np.ndarray, seq) -> bool:
+    """Whether a sequence of tasks is allowed by the memory rule of the module docstring (ng memories of
+    ``N``, no task twice in a row nor in a 2-cycle)."""
+    mem: set[int] = set()
+    last = before = -1
+    for x in seq:
+        x = int(x)
+        if x in mem or x == before:
+            return False
+        mem = {x} | (mem & set(N[x][N[x] >= 0].tolist()))
+        last, before = x, last
+    return True
+
+
+@dataclass
+class NgLabels:
+    """Labels of one ng pricing pass: ``df1[t, k]`` the cheapest label of completion ``(t, k)`` (``inf``:
+    none; column ``n`` unused), ``best``/``best_t``/``best_l`` the cheapest label of each task, and the
+    arrays :func:`columns` traces."""
+
+    df1: np.ndarray
+    best: np.ndarray
+    best_t: np.ndarray
+    best_l: np.ndarray
+    arrays: tuple
+    merges: int
+
+    @property
+    def value(self) -> float:
+        """The cheapest pseudo-schedule's value (the empty one, 0, included)."""
+        return float(min(0.0, self.best.min())) if len(self.best) else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _tard(W, D, k, t):
+    late = t - D[k]
+    return W[k] * late if late > 0 else 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x):
+    x = np.int64(x)
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@numba.njit(cache=True, inline="always")
+def _covered(val, mem, prd, t, k, q, m, p):
+    """Whether label ``q`` of bucket ``(t, k)`` is dominated by another of its first ``m`` labels whose task
+    before it is not ``p``."""
+    for r in range(m):
+        if r != q and prd[t, k, r] != p and val[t, k, r] <= val[t, k, q] and (mem[t, k, r] & ~mem[t, k, q]) == 0:
+            return True
+    return False
+
+
+@numba.njit(cache=True)
+def _offer(cnt, val, mem, prd, a, b, c, t, k, v, bits, p, pa, pb, pc, cap):
+    """Offer a label (value ``v``, memory ``bits``, task before ``p``; pointer fields ``pa``, ``pb``, ``pc``)
+    to bucket ``(t, k)``; 1 if it had to be merged."""
+    m = cnt[t, k]
+    # dominated: by a label of the same task before it, or by two with distinct tasks before them (each
+    # extension the new label allows, one of the two allows too: Abdul-Razaq and Potts' argument)
+    other = -2
+    for q in range(m):
+        if val[t, k, q] <= v and (mem[t, k, q] & ~bits) == 0:
+            if prd[t, k, q] == p:
+                return 0
+            if other == -2:
+                other = prd[t, k, q]
+            elif prd[t, k, q] != other:
+                return 0
+    q = 0
+    while q < m:
+        # dominated by the new label alone (same task before), or with another of a distinct task before
+        if v <= val[t, k, q] and (bits & ~mem[t, k, q]) == 0 and (
+                p == prd[t, k, q] or _covered(val, mem, prd, t, k, q, m, p)):
+            m -= 1          # the last one takes its place
+            val[t, k, q] = val[t, k, m]
+            mem[t, k, q] = mem[t, k, m]
+            prd[t, k, q] = prd[t, k, m]
+            a[t, k, q] = a[t, k, m]
+            b[t, k, q] = b[t, k, m]
+            c[t, k, q] = c[t, k, m]
+            continue
+        q += 1
+    if m < cap:
+        val[t, k, m] = v
+        mem[t, k, m] = bits
+        prd[t, k, m] = p
+        a[t, k, m] = pa
+        b[t, k, m] = pb
+        c[t, k, m] = pc
+        cnt[t, k] = m + 1
+        return 0
+    # full: merge into a label of the same task before it, else the one sharing most of the memory (a
+    # relaxation: the intersection forbids less; different tasks before: the merged one forbids neither)
+    r = 0
+    score = -1
+    for q in range(m):
+        sc = _popcount(mem[t, k, q] & bits) + (MAX_NG + 1 if prd[t, k, q] == p else 0)
+        if sc > score:
+            score = sc
+            r = q
+    mem[t, k, r] &= bits
+    if prd[t, k, r] != p:
+        prd[t, k, r] = -1
+    if v < val[t, k, r]:
+        val[t, k, r] = v
+        a[t, k, r] = pa
+        b[t, k, r] = pb
+        c[t, k, r] = pc
+    cnt[t, k] = m
+    return 1
+
+
+@numba.njit(cache=True, inline="always")
+def _extend(N, pos, j, bits, k):
+    """Memory of a label ending with ``j`` extended by ``k`` (ng rule); -1 where ``k`` is remembered."""
+    pkj = pos[j, k]
+    if pkj >= 0 and (bits >> pkj) & 1:
+        return -1
+    nb = 1
+    for r in range(MAX_NG):
+        x = N[j, r]
+        if x < 0:
+            break
+        if (bits >> r) & 1 and pos[k, x] >= 0:
+            nb |= 1 << pos[k, x]
+    return nb
+
+
+@numba.njit(cache=True)
+def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, pk, icnt, ival, imem, iprd, ia, ib,
+             ic, order, df1, best, best_t, best_l):
+    n = P.shape[0]
+    inf = np.inf
+    merges = 0
+    for k in range(n):
+        best[k] = inf
+        best_t[k] = -1
+        best_l[k] = -1
+    for t in range(H + 1):
+        for j in range(n + 1):
+            cnt[t, j] = 0
+            icnt[t, j] = 0
+            df1[t, j] = inf
+        if t > 0:
+            # idle states of t: the completions and idle states of t - 1 (memories unchanged)
+            for j in range(n):
+                for q in range(cnt[t - 1, j]):
+                    merges += _offer(icnt, ival, imem, iprd, ia, ib, ic, t, j, val[t - 1, j, q], mem[t - 1, j, q],
+                                     prd[t - 1, j, q], 0, q, 0, cap)
+                for q in range(icnt[t - 1, j]):
+                    merges += _offer(icnt, ival, imem, iprd, ia, ib, ic, t, j, ival[t - 1, j, q], imem[t - 1, j, q],
+                                     iprd[t - 1, j, q], 1, q, 0, cap)
+        for k in range(n):
+            if not alive[t, k]:
+                continue
+            s = t - P[k]
+            if s < A[k]:
+                continue
+            ck = _tard(W, D, k, t) - pi[k]
+            # sources in order of their cheapest label: once two labels of memory {k} with distinct tasks
+            # before them are in, every later candidate is dominated
+            for idx in range(n):
+                j = order[s, idx]
+                fj = df1[s, j]
+                if fj == inf:
+                    break
+                if j == k:
+                    continue
+                if _settled(cnt, val, mem, prd, t, k, fj + ck):
+                    break
+                sk = s - P[j]
+                if sk >= A[k]:
+                    # adjacent pair j, k (no idle) that the interchange k, j beats: left out
+                    lhs = _tard(W, D, j, s) + _tard(W, D, k, t)
+                    rhs = _tard(W, D, k, sk + P[k]) + _tard(W, D, j, t)
+                    if lhs > rhs or (lhs == rhs and j > k):
+                        continue
+                for q in range(cnt[s, j]):
+                    if prd[s, j, q] == k:
+                        continue
+                    nb = _extend(N, pos, j, mem[s, j, q], k)
+                    if nb >= 0:
+                        merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, val[s, j, q] + ck, nb, j, j, q, 0,
+                                         cap)
+            if s == A[k]:
+                # a semi-active schedule idles only until an arrival: from idle or the empty machine
+                merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ck, 1, n, n, 0, 0, cap)
+                for j in range(n):
+                    if j == k:
+                        continue
+                    for q in range(icnt[s, j]):
+                        if iprd[s, j, q] == k:
+                            continue
+                        nb = _extend(N, pos, j, imem[s, j, q], k)
+                        if nb >= 0:
+                            merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ival[s, j, q] + ck, nb, j, j, q,
+                                             1, cap)
+            for q in range(cnt[t, k]):
+                v = val[t, k, q]
+                if v < df1[t, k]:
+                    df1[t, k] = v
+                if v < best[k]:
+                    best[k] = v
+                    best_t[k] = t
+                    best_l[k] = q
+        order[t] = np.argsort(df1[t, :n])
+    return merges
+
+
+@numba.njit(cache=True, inline="always")
+def _settled(cnt, val, mem, prd, t, k, v):
+    """Whether bucket ``(t, k)`` holds two labels of value ``<= v``, memory ``{k}`` and distinct tasks before
+    them (no label of value ``>= v`` can enter it then)."""
+    first = -2
+    for q in range(cnt[t, k]):
+        if val[t, k, q] <= v and mem[t, k, q] == 1:
+            if first == -2:
+                first = prd[t, k, q]
+            elif prd[t, k, q] != first:
+                return True
+    return False
+
+
+def _pos(N: np.ndarray, n: int) -> np.ndarray:
+    pos = np.full((n, n), -1, np.int64)
+    for k in range(n):
+        for r, x in enumerate(N[k]):
+            if x >= 0:
+                pos[k, x] = r
+    return pos
+
+
+@known_options
+def forward(P, A, alive, W, D, pi, N, work: dict | None = None, cap: int = CAP) -> NgLabels:
+    """Labels of the ng pricing network (module docstring); arguments as :func:`bounds.hetero_pricing.forward`,
+    ``N`` the neighbourhoods (:func:`neighbourhoods`, local task indices), ``cap`` labels per bucket."""
+    H = alive.shape[0] - 1
+    n = len(P)
+    N = np.ascontiguousarray(N, np.int64)
+    work = {} if work is None else work
+    if work.get("ng_rows", -1) < H + 1 or work.get("ng_n") != n or work.get("ng_cap") != cap:
+        s2, s3 = (H + 1, n + 1), (H + 1, n + 1, cap)
+        work.update(ng_rows=H + 1, ng_n=n, ng_cap=cap, ng_order=np.empty((H + 1, n), np.int64), ng_arrays=(
+            np.empty(s2, np.int32), np.empty(s3), np.empty(s3, np.int32), np.empty(s3, np.int32),
+            np.empty(s3, np.int32), np.empty(s3, np.int8), np.empty(s3, np.int8),
+            np.empty(s2, np.int32), np.empty(s3), np.empty(s3, np.int32), np.empty(s3, np.int32),
+            np.empty(s3, np.int8), np.empty(s3, np.int8), np.empty(s3, np.int8), np.empty(s2)))
+    arrays = tuple(x[:H + 1] for x in work["ng_arrays"])
+    best, best_t, best_l = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
+    merges = _forward(np.asarray(P, np.int64), np.asarray(A, np.int64), alive, np.asarray(W, np.float64),
+                      np.asarray(D, np.int64), np.asarray(pi, np.float64), int(H), N, _pos(N, n), int(cap),
+                      *arrays[:-1], work["ng_order"][:H + 1], arrays[-1], best, best_t, best_l)
+    return NgLabels(arrays[-1], best, best_t, best_l, arrays, int(merges))
+
+
+@numba.njit(cache=True)
+def _trace(P, pj, pl, pk, ia, ib, k, t, q, out):
+    n = pj.shape[1] - 1
+    m = 0
+    while k != n:
+        out[m, 0] = k
+        out[m, 1] = t
+        m += 1
+        j = pj[t, k, q]
+        r = pl[t, k, q]
+        idle = pk[t, k, q] == 1
+        t -= P[k]
+        k = j
+        q = r
+        while idle and k != n:
+            # walk the idle states back to the completion they carry
+            src = ia[t, k, q]
+            q = ib[t, k, q]
+            t -= 1
+            idle = src == 1
+    return m
+
+
+@known_options
+def columns(lab: NgLabels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[tuple[float, list, float]]:
+    """Up to ``limit`` pseudo-schedules of negative value, the cheapest ending with each task, best first
+    (as :func:`bounds.hetero_pricing.columns`)."""
+    order = np.argsort(lab.best, kind="stable")[:limit]
+    picks = order[lab.best[order] < -tol]
+    (_, _, _, _, pj, pl, pk, _, _, _, _, ia, ib, _, _) = lab.arrays
+    P = np.asarray(P, np.int64)
+    pi = np.asarray(pi, float)
+    out = []
+    buf = np.empty((lab.df1.shape[0] + 1, 2), np.int64)
+    for k in picks:
+        m = _trace(P, pj, pl, pk, ia, ib, int(k), int(lab.best_t[k]), int(lab.best_l[k]), buf)
+        seq = buf[:m][::-1]
+        cost = float(sum(W[a] * max(0, b - D[a]) for a, b in seq))
+        out.append((cost - float(pi[seq[:, 0]].sum()), list(zip(seq[:, 0].tolist(), seq[:, 1].tolist())), cost))
+    return out
