@@ -170,8 +170,9 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     a pass or an elimination is not started when the last one of its kind
     would not fit, so the deadline is kept rather than overrun by one pass.
     ``improve``, a callable, gets the relaxed path after ``improve_every / 5``
-    and ``improve_every / 2`` passes, then every ``improve_every``, and returns the cost of a better schedule made from it, or None:
-    ``upper`` then drops to that cost (what was eliminated for the old value
+    and ``improve_every / 2`` passes, then every ``improve_every``, and
+    returns the cost of a better schedule made from it, or None: ``upper``
+    then drops to that cost (what was eliminated for the old value
     is not needed for the new one), so later steps aim lower and later
     eliminations remove more.
 

@@ -126,9 +126,10 @@ def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None)
     ``GRID_EXPAND`` on each better one; when it has fallen below
     ``GRID_MIN_SCALE``, the search starts again from the best multipliers
     with the full step and ``GRID_SLOWER`` times the patience, up to
-    ``GRID_RESTARTS`` times. ``improve`` repairs a relaxed path every
-    ``IMPROVE_EVERY`` passes: a better incumbent aims the steps lower and
-    lets the eliminations remove more."""
+    ``GRID_RESTARTS`` times. ``improve`` repairs a relaxed path after a
+    fifth and a half of ``IMPROVE_EVERY`` passes, then every
+    ``IMPROVE_EVERY``: a better incumbent aims the steps lower and lets the
+    eliminations remove more."""
     return optimize(net, ub, deadline=deadline, max_iter=SUBGRADIENT_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,
                     expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
                     improve=improve, improve_every=IMPROVE_EVERY)
@@ -468,8 +469,8 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
                 add = max(1, add // 2)
                 break
             counters["modifiers"] = len(search.modifiers)
-            say(f"{direction} pass, {len(search.modifiers)} modifiers: bound {min(out.bound, target + 1) * sm.cost_unit:g}, "
-                f"{out.labels} labels, {net.N} nodes left")
+            say(f"{direction} pass, {len(search.modifiers)} modifiers: bound "
+                f"{min(out.bound, target + 1) * sm.cost_unit:g}, {out.labels} labels, {net.N} nodes left")
             if not math.isfinite(out.value):
                 return _Round("empty", target + 1, target, step, path)
             bound = max(bound, float(math.ceil(out.bound - 1e-6 * max(1.0, abs(out.bound)))))
