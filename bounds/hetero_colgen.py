@@ -38,6 +38,17 @@ and the convergence test) runs when the views find nothing, and at least
 every :data:`FINE_EVERY` passes. The master keeps at most
 :data:`MAX_COLUMNS` columns (those with the largest reduced costs go).
 
+Elementarity: once the LP converges on pseudo-schedules that repeat a task,
+the exact pricing of every class turns to ng-routes (:mod:`bounds.hetero_ng`;
+Baldacci, Mingozzi and Roberti 2011) whose neighbourhoods grow by the LP's
+cycles (each repeated task joins the neighbourhoods of the tasks between
+its two occurrences, the dynamic ng-routes of Roberti and Mingozzi 2014),
+the columns the larger memories forbid leave the master, and the column
+generation goes on until the LP's support repeats nothing or no
+neighbourhood can grow. Every real schedule is an ng-route, so ``L`` stays
+a valid bound; the heuristic views' columns enter only if they are
+ng-routes. The neighbourhoods are returned in ``info["ng"]``.
+
 Reduced-cost fixing: a completion ``(t, k)`` whose cheapest pseudo-schedule
 (forward label plus a backward bound of the rest), with every other GPU at
 its term of ``L``, costs more than ``theta`` is removed; every schedule of

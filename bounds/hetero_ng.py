@@ -9,25 +9,32 @@ problem", Operations Research 2011, Sec. 3) in place of 2-cycle elimination:
 every task ``k`` has a neighbourhood ``N_k`` (``k`` included); a label
 ending with ``k`` after ``j`` remembers
 
-    M = {k, j} U (M_j  intersected with  N_k)
+    M_k = {k} U (M_j  intersected with  N_k)
 
-(the task just before ``k`` is always remembered, so no 2-cycle survives,
-as in the plain pricing), and a task in ``M`` may not follow. A real
-schedule repeats nothing, so it is never cut off: the relaxation lies
-between the plain pricing's and the elementary schedules, and the minimum
-reduced cost over it gives a valid Lagrangian bound.
+and a task in ``M_j`` may not follow ``j``; as in the plain pricing, no task
+follows the task two before it either (no 2-cycle ``k, j, k``, with or
+without idle time). A real schedule repeats nothing, so it is never cut off:
+the relaxation lies between the plain pricing's and the elementary
+schedules, and the minimum reduced cost over it gives a valid Lagrangian
+bound. With ``N_k = {k}`` it is the plain pricing's network; with every
+task in every neighbourhood, the elementary pseudo-schedules.
 
 Labels: each completion ``(t, k)`` and each idle state ("``k`` completed
 before ``t``, the machine idles since") keeps a bucket of at most ``cap``
-labels, a label dominating another of no smaller memory and no smaller
-value. Where a bucket overflows, the new label is merged into the one whose
-memory it shares most: the merged label takes the lower value, that
-label's path and the intersection of the memories. It then forbids less
-than either, so the minimum stays a lower bound (its path still has the
-label's value; :func:`feasible` may then refuse it).
-
-A memory is a 16-bit set over ``N_k`` (bit 0 is ``k``) plus the task
-before ``k`` when it lies outside ``N_k``.
+labels ``(value, memory, task before)``. A label is dominated by one of
+no larger value and memory with the same task before it, or by two such
+labels with distinct tasks before them (every task the new label may take
+next, one of the two may take too: Abdul-Razaq and Potts' argument for
+2-cycles). The sources of ``(t, k)`` are scanned in order of their cheapest
+label, and the scan stops once two labels of memory ``{k}`` with distinct
+tasks before them are cheaper than the next source (they dominate the rest).
+Where a bucket overflows, the new label is merged into one of the same task
+before it, else into the one whose memory it shares most: the merged label
+takes the lower value, that label's path and the intersection of the
+memories (the task before it forgotten where the two differ). It forbids
+less than either, so the minimum stays a lower bound (its path still has
+the label's value; :func:`feasible` may then refuse it; ``merges`` counts
+them). A memory is a 16-bit set over ``N_k`` (bit 0 is ``k``).
 
 Examples
 --------

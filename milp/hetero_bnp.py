@@ -6,7 +6,9 @@ arc-time-indexed formulation for parallel machine scheduling problems", 2010,
 Sec. 4: branching on the master's variables through the pricing network).
 Every node is the master LP of :mod:`bounds.hetero_colgen` restricted by its
 branching decisions, solved by column generation with the pricing of
-:mod:`bounds.hetero_pricing`:
+:mod:`bounds.hetero_pricing` (ng-routes of :mod:`bounds.hetero_ng` on the
+classes where the root grew ng neighbourhoods; every schedule is one, so
+the children's bounds stay valid):
 
 * a decision removes completions ``(t, task)`` from the pricing networks
   (the classes' ``alive`` masks): "task ``i`` runs on class ``k``" removes
@@ -75,8 +77,6 @@ __all__ = ["branch_and_price", "applies"]
 
 #: Columns added per class and pricing pass.
 PER_CLASS = 12
-#: Whether the nodes price the ng-routes of the root's neighbourhoods.
-NG_TREE = True
 #: Starting weight of the best prices in the smoothed prices (Wentges), as at the root.
 SMOOTHING = 0.5
 #: Seconds of local search from each node's rounded LP solution.
@@ -584,7 +584,7 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
     g = root.grid
     tree = _Tree(problem, g, incumbent, seed, log)
     for c in tree.classes:      # the root's ng neighbourhoods, if it grew any (same local task order)
-        c.N = root.info.get("ng", {}).get(tuple(c.gpus)) if NG_TREE else None
+        c.N = root.info.get("ng", {}).get(tuple(c.gpus))
     tree.add_schedule(incumbent)
     tree.add_pool(root.pool)
     root_bound = math.ceil(root.bound * g.scale - EPS)
