@@ -220,7 +220,8 @@ FIRST_STAGE_PASSES = 3
 
 @known_options
 def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = None,
-               max_iter: int = 300, expand: float = 1.0) -> Relaxation:
+               max_iter: int = 300, expand: float = 1.0, improve=None, restarts: int = 0,
+               slower: float = 1.0, min_scale: float = 1e-4, improve_every: int = 50) -> Relaxation:
     """Multipliers of the grid's relaxation in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4).
 
     First the cheap relaxation without the adjacency and 2-cycle rules
@@ -231,11 +232,17 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     towards ``upper`` (the cost of ``sequence``; ``expand``: the grid stage's
     step growth on a better bound, see :class:`~bounds.hetero_subgradient.StepScale`).
     The first stage's bound is valid too; it is returned only when it proves
-    ``upper`` optimal.
+    ``upper`` optimal. ``improve`` (a relaxed path to the cost of a schedule
+    built from it, or ``None``) is tried on the first stage's path, and the
+    grid stage calls it as :func:`~bounds.hetero_subgradient.optimize` says;
+    ``restarts``, ``slower``, ``min_scale`` and ``improve_every`` are that
+    stage's options of the same name.
     """
     opt.integer(max_iter, "max_iter", lo=0)
     first = optimize(Successive(net), upper, sequence, deadline=deadline,
                      max_iter=FIRST_STAGE_PASSES * net.n, eliminate_every=0)
+    better = None if improve is None or first.proved else improve(first.path)
+    upper = upper if better is None else better
     if first.proved or (deadline is not None and time.perf_counter() >= deadline):
         first.network = net   # its bound is valid too (a weaker relaxation of the same grid)
         return first
@@ -249,7 +256,8 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     prices = initial_multipliers(net, sequence)
     start = first.mu if at_first >= net.forward(prices).bound else prices
     return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE,
-                    expand=expand)
+                    expand=expand, restarts=restarts, slower=slower, min_scale=min_scale, improve=improve,
+                    improve_every=improve_every)
 
 
 @known_options

@@ -73,11 +73,10 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_dp import Grid, Successive, tardiness_precedences
-from bounds.hetero_subgradient import Relaxation, initial_multipliers, optimize
+from bounds.hetero_dp import Grid, tardiness_precedences
+from bounds.hetero_subgradient import Relaxation, optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
-from instances.options import known_options
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances import options as opt
 from instances.options import Deadline, known_options
@@ -119,6 +118,10 @@ LABEL_GROWTH = 4
 THREE_JOB_ROUNDS = 2
 
 
+_GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
+                    improve_every=IMPROVE_EVERY)
+
+
 def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None) -> Relaxation:
     """Subgradient search of the grid's multipliers from ``mu`` towards ``ub``
     (:func:`bounds.hetero_subgradient.optimize`): the step halves after
@@ -131,35 +134,15 @@ def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None)
     ``IMPROVE_EVERY``: a better incumbent aims the steps lower and lets the
     eliminations remove more."""
     return optimize(net, ub, deadline=deadline, max_iter=SUBGRADIENT_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,
-                    expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
-                    improve=improve, improve_every=IMPROVE_EVERY)
+                    improve=improve, **_GRID_SEARCH)
 
 
 def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve=None) -> Relaxation:
-    """Multipliers in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4): the
-    cheap relaxation without the adjacency and 2-cycle rules
-    (:class:`~bounds.hetero_dp.Successive`, ``O(nT)`` a pass) from the
-    schedule's prices, then the grid's own relaxation with elimination
-    (:func:`_grid_search`) from its multipliers, or from the schedule's
-    prices where the grid's bound is higher there (instances with few late
-    jobs). The first stage's bound is valid too; it is returned only when it
-    proves ``ub`` optimal or no grid pass fits before ``deadline``."""
-    first = optimize(Successive(net), ub, sequence, deadline=deadline,
-                     max_iter=hb.FIRST_STAGE_PASSES * net.n, eliminate_every=0)
-    better = None if improve is None or first.proved else improve(first.path)
-    ub = ub if better is None else better
-    if first.proved or (deadline is not None and time.perf_counter() >= deadline):
-        first.network = net   # its bound is valid too (a weaker relaxation of the same grid)
-        return first
-    t0 = time.perf_counter()
-    at_first = net.forward(first.mu).bound
-    t_pass = time.perf_counter() - t0
-    if deadline is not None and time.perf_counter() + 2 * t_pass >= deadline:
-        first.network, first.bound = net, max(first.bound, min(at_first, ub) if net.capped else at_first)
-        return first
-    prices = initial_multipliers(net, sequence)
-    start = first.mu if at_first >= net.forward(prices).bound else prices
-    return _grid_search(net, ub, start, deadline, improve)
+    """Multipliers in two stages (:func:`bounds.hetero.relax_grid`: the cheap
+    relaxation, then the grid's), the grid stage searched as in
+    :func:`_grid_search`."""
+    return hb.relax_grid(net, ub, sequence, deadline=deadline, max_iter=SUBGRADIENT_PASSES, improve=improve,
+                         **_GRID_SEARCH)
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
