@@ -12,6 +12,16 @@ import math
 from instances.hetero import GPU, HeteroProblem, Task
 
 
+def small_jobs(min_n=1, max_p=9, min_w=0, max_w=6, max_d=40):
+    """A hypothesis strategy: lists ``(p, w, d)`` of ``min_n``-7 jobs with integer times, weights and due dates."""
+    from hypothesis import strategies as st
+
+    return st.integers(min_n, 7).flatmap(lambda n: st.tuples(
+        st.lists(st.integers(1, max_p), min_size=n, max_size=n),
+        st.lists(st.integers(min_w, max_w), min_size=n, max_size=n),
+        st.lists(st.integers(0, max_d), min_size=n, max_size=n)))
+
+
 def brute(p, w, d, start=0.0):
     """Least total weighted tardiness of jobs (p, w, d) run back to back from ``start``, by enumeration."""
     best = math.inf

@@ -24,10 +24,7 @@ _spec.loader.exec_module(_oracle)
 brute, single = _oracle.brute, _oracle.single
 
 
-small = st.integers(1, 7).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(1, 9), min_size=n, max_size=n),
-    st.lists(st.integers(0, 6), min_size=n, max_size=n),
-    st.lists(st.integers(0, 40), min_size=n, max_size=n)))
+small = _oracle.small_jobs()
 
 
 @settings(max_examples=60, deadline=None)

@@ -17,10 +17,7 @@ _oracle = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_oracle)
 brute = _oracle.brute
 
-small = st.integers(2, 7).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(1, 9), min_size=n, max_size=n),
-    st.lists(st.integers(1, 6), min_size=n, max_size=n),
-    st.lists(st.integers(0, 40), min_size=n, max_size=n)))
+small = _oracle.small_jobs(min_n=2, min_w=1)
 
 
 @settings(max_examples=60, deadline=None)

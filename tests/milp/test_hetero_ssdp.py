@@ -31,10 +31,7 @@ def assert_contract(pb, r):
         assert r.gap <= TOLERANCE
 
 
-small = st.integers(1, 7).flatmap(lambda n: st.tuples(
-    st.lists(st.integers(1, 12), min_size=n, max_size=n),
-    st.lists(st.integers(0, 10), min_size=n, max_size=n),
-    st.lists(st.integers(0, 50), min_size=n, max_size=n)))
+small = _oracle.small_jobs(max_p=12, max_w=10, max_d=50)
 
 
 @settings(max_examples=40, deadline=None)
