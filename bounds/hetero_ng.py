@@ -254,12 +254,18 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, 
         if t > 0:
             # idle states of t: the completions and idle states of t - 1 (memories unchanged)
             for j in range(n):
+                # the idle labels of t - 1 dominate none of each other: copied, then the completions offered
+                m = icnt[t - 1, j]
+                for q in range(m):
+                    ival[t, j, q] = ival[t - 1, j, q]
+                    imem[t, j, q] = imem[t - 1, j, q]
+                    iprd[t, j, q] = iprd[t - 1, j, q]
+                    ia[t, j, q] = 1
+                    ib[t, j, q] = q
+                icnt[t, j] = m
                 for q in range(cnt[t - 1, j]):
                     merges += _offer(icnt, ival, imem, iprd, ia, ib, ic, t, j, val[t - 1, j, q], mem[t - 1, j, q],
                                      prd[t - 1, j, q], 0, q, 0, cap)
-                for q in range(icnt[t - 1, j]):
-                    merges += _offer(icnt, ival, imem, iprd, ia, ib, ic, t, j, ival[t - 1, j, q], imem[t - 1, j, q],
-                                     iprd[t - 1, j, q], 1, q, 0, cap)
         for k in range(n):
             if not alive[t, k]:
                 continue
