@@ -66,6 +66,7 @@ MAX_NG = 16
 CAP = 16
 
 
+@known_options
 def neighbourhoods(key: np.ndarray, size: int) -> np.ndarray:
     """``(n, MAX_NG)`` table: row ``k`` lists ``N_k`` (``k`` first, then the ``size - 1`` tasks of nearest
     ``key``, e.g. due dates), padded with ``-1``."""
@@ -80,6 +81,7 @@ def neighbourhoods(key: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
+@known_options
 def grow(N: np.ndarray, seq) -> int:
     """Add the cycles of a pseudo-schedule (tasks in order) to ``N`` in place (dynamic ng-routes, Roberti and
     Mingozzi 2014): for a repeat ``i ... i``, ``i`` joins the neighbourhood of every task between, so the
@@ -101,6 +103,7 @@ def grow(N: np.ndarray, seq) -> int:
     return added
 
 
+@known_options
 def feasible(N: np.ndarray, seq) -> bool:
     """Whether a sequence of tasks is allowed by the memory rule of the module docstring (ng memories of
     ``N``, no task twice in a row nor in a 2-cycle)."""
