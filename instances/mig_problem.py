@@ -432,7 +432,8 @@ def check_scale(problem: Problem | Workload) -> None:
       duration within ``TOLERANCE * max(1, t)``; the span is refused when
       :data:`PRECISION_ROUNDINGS` (8) roundings at its magnitude,
       ``8 * ulp(span)``, exceed that for the shortest positive time (task
-      or create/destroy). With times of 1 s or more this allows a span of
+      or create/destroy), or the shortest time itself where it is below the
+      tolerance (times under 1e-6 s). With times of 1 s or more this allows a span of
       about 5.6e8 s (17 years); a 100,000-task batch of the paper's
       ``WideTimes`` spans at most 7e7 s. Whole-number times with a span
       below ``2**53`` are exact and always kept. Shifting the releases
@@ -473,7 +474,9 @@ def check_scale(problem: Problem | Workload) -> None:
     shortest = min(positive)
     if total <= 2**53 and all(float(t).is_integer() for t in (*positive, *(b.release for b in batches))):
         return  # whole numbers below 2**53: every sum of them is exact
-    if PRECISION_ROUNDINGS * math.ulp(total) > TOLERANCE * max(1.0, shortest):
+    # below 1e-6 s the checker's tolerance exceeds the time itself: then the roundings must stay below the
+    # shortest time, or creates and destroys that tiny times keep apart fall on the same instant
+    if PRECISION_ROUNDINGS * math.ulp(total) > min(TOLERANCE * max(1.0, shortest), shortest):
         largest = max((release, "release"), (ops, "gpu.create_time"), (work, "times"))[1]
         raise InstanceError(f"times reach {total:.3g} s, where a double holds a time only to {math.ulp(total):.3g} s: "
                             f"the shortest time, {shortest:.3g} s, would be lost in a start + duration (allowed: "
