@@ -56,6 +56,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from bounds.hetero_pricing import _tard, interchange_beats
 from instances.options import known_options
 
 __all__ = ["NgLabels", "neighbourhoods", "grow", "feasible", "forward", "columns", "MAX_NG", "CAP"]
@@ -135,12 +136,6 @@ class NgLabels:
     def value(self) -> float:
         """The cheapest pseudo-schedule's value (the empty one, 0, included)."""
         return float(min(0.0, self.best.min())) if len(self.best) else 0.0
-
-
-@numba.njit(cache=True, inline="always")
-def _tard(W, D, k, t):
-    late = t - D[k]
-    return W[k] * late if late > 0 else 0.0
 
 
 @numba.njit(cache=True, inline="always")
@@ -287,13 +282,8 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, 
                     continue
                 if _settled(cnt, val, mem, prd, t, k, fj + ck):
                     break
-                sk = s - P[j]
-                if sk >= A[k]:
-                    # adjacent pair j, k (no idle) that the interchange k, j beats: left out
-                    lhs = _tard(W, D, j, s) + _tard(W, D, k, t)
-                    rhs = _tard(W, D, k, sk + P[k]) + _tard(W, D, j, t)
-                    if lhs > rhs or (lhs == rhs and j > k):
-                        continue
+                if interchange_beats(P, A, W, D, j, k, s, t):
+                    continue
                 for q in range(cnt[s, j]):
                     if prd[s, j, q] == k:
                         continue

@@ -97,6 +97,18 @@ def _tard(W, D, k, t):
 
 
 @numba.njit(cache=True, inline="always")
+def interchange_beats(P, A, W, D, j, k, s, t):
+    """Whether ``j`` then ``k`` back to back (``j`` ending at ``s``, ``k`` at ``t``) is left out by
+    adjacent-pair dominance: ``k, j`` from ``j``'s start is strictly cheaper, or as cheap and ``j > k``."""
+    sk = s - P[j]
+    if sk < A[k]:
+        return False
+    lhs = _tard(W, D, j, s) + _tard(W, D, k, t)
+    rhs = _tard(W, D, k, sk + P[k]) + _tard(W, D, j, t)
+    return lhs > rhs or (lhs == rhs and j > k)
+
+
+@numba.njit(cache=True, inline="always")
 def _merge(a1, q1, c1, a2, q2, c2, b1, r1, e1, b2, r2, e2):
     """Best two labels of distinct predecessors out of two such pairs (each pair distinct already)."""
     if a1 <= b1:
@@ -188,12 +200,8 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, i
                     break
                 if j == k:
                     continue
-                sk = s - P[j]
-                if sk >= A[k]:
-                    lhs = _tard(W, D, j, s) + _tard(W, D, k, t)
-                    rhs = _tard(W, D, k, sk + P[k]) + _tard(W, D, j, t)
-                    if lhs > rhs or (lhs == rhs and j > k):
-                        continue
+                if interchange_beats(P, A, W, D, j, k, s, t):
+                    continue
                 v = fj if dp1[s, j] != k else df2[s, j]
                 b1, j1, e1, b2, j2, e2 = _insert(b1, j1, e1, b2, j2, e2, v, j, 0)
             if s == A[k]:
