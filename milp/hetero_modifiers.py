@@ -37,11 +37,14 @@ import numpy as np
 from bounds.hetero_dp import Grid, lowest_bit, njit
 from bounds.hetero_ti import INF
 from instances.options import known_options
+from milp import hetero_labels as wide
+from milp.hetero_labels import WORD_BITS, widen, words_for
 
 __all__ = ["ModifierSearch", "ModifierPass", "Labels", "MAX_MODIFIERS"]
 
-#: Bits of the modifier set in a label; at most this many modifier jobs.
-MAX_MODIFIERS = 62
+#: Words of a label's modifier set at most (:mod:`milp.hetero_labels`); at most this many modifier jobs.
+MAX_WORDS = 8
+MAX_MODIFIERS = WORD_BITS * MAX_WORDS
 #: Time steps of one compiled call between two deadline checks.
 _CHUNK = 256
 _GOLD = np.uint64(11400714819323198485)
@@ -82,6 +85,35 @@ class ModifierPass:
     path: list
     labels: int
     aborted: bool
+
+
+@dataclass
+class _Layout:
+    """The modifier sets of one pass: ``K`` words a set (0: one int64, the fast kernels),
+    ``m`` modifiers, per job its word ``bw`` and bit ``bb``, the bits that must come
+    before (``req``) and after (``forb``) it, and the set of every modifier (``full``)."""
+
+    K: int
+    m: int
+    bw: np.ndarray
+    bb: np.ndarray
+    req: np.ndarray
+    forb: np.ndarray
+    full: object
+
+
+def _set_mask(m: int, K: int, word_bits: int):
+    """The set of the first ``m`` modifiers: an int (``K = 0``) or a ``K``-word row."""
+    if K == 0:
+        return np.int64((1 << m) - 1)
+    c = np.clip(m - word_bits * np.arange(K), 0, word_bits)
+    return np.array([(1 << int(x)) - 1 for x in c], dtype=np.int64)
+
+
+def _rows_equal(S: np.ndarray, key) -> np.ndarray:
+    """Which sets of ``S`` (ints or rows) equal ``key``."""
+    eq = S == key
+    return eq.all(axis=1) if S.ndim == 2 else eq
 
 
 @njit(cache=True)
@@ -314,12 +346,13 @@ class _Arrays:
     CAP = 1 << 16
     SLOTS = 1 << 10
 
-    def __init__(self, shape, max_labels: int):
+    def __init__(self, shape, max_labels: int, K: int = 0):
         cap, slots = max(1, min(self.CAP, max_labels)), self.SLOTS
+        self.K = K          # 0: one int64 a set; else K-word rows (milp.hetero_labels)
         self.lo = np.zeros(shape, dtype=np.int64)
         self.hi = np.zeros(shape, dtype=np.int64)
         self.cap = cap
-        self.S = np.zeros(cap, dtype=np.int64)
+        self.S = np.zeros(self._rows(cap), dtype=np.int64)
         self.v1 = np.full(cap, INF)
         self.j1 = np.full(cap, -3, dtype=np.int64)
         self.v2 = np.full(cap, INF)
@@ -334,13 +367,16 @@ class _Arrays:
         self.bits = int(slots).bit_length()          # the table has 2^bits >= 2 slots per entry
         self.tstamp = np.zeros(1 << self.bits, dtype=np.int64)
         self.tslot = np.zeros(1 << self.bits, dtype=np.int64)
-        self.tS = np.zeros(slots, dtype=np.int64)
+        self.tS = np.zeros(self._rows(slots), dtype=np.int64)
         self.tv1 = np.zeros(slots)
         self.tj1 = np.zeros(slots, dtype=np.int64)
         self.tp1 = np.zeros(slots, dtype=np.int64)
         self.tv2 = np.zeros(slots)
         self.tp2 = np.zeros(slots, dtype=np.int64)
         self.stamp = 0
+
+    def _rows(self, count: int):
+        return (count, self.K) if self.K else count
 
     def grow(self, limit: int) -> bool:
         cap = 2 * self.cap
@@ -350,7 +386,7 @@ class _Arrays:
             cap = limit
         for name in ("S", "v1", "j1", "v2", "ptr1", "ptr2", "node"):
             old = getattr(self, name)
-            new = np.empty(cap, dtype=old.dtype)
+            new = np.empty((cap,) + old.shape[1:], dtype=old.dtype)
             new[:self.size] = old[:self.size]
             setattr(self, name, new)
         self.cap = cap
@@ -393,6 +429,9 @@ class ModifierSearch:
         included) are of interest.
     """
 
+    #: Modifier jobs per word of a set; beyond one word the sets are rows of words.
+    WORD_BITS = WORD_BITS
+
     @known_options
     def __init__(self, net: Grid, mu: np.ndarray, threshold: float, prec: np.ndarray | None = None):
         self.net = net
@@ -404,53 +443,69 @@ class ModifierSearch:
         self.fl: Labels | None = None
         self.bl: Labels | None = None
 
+    @property
+    def max_modifiers(self) -> int:
+        """Modifier jobs a set can hold."""
+        return self.WORD_BITS * MAX_WORDS
+
     def add(self, jobs) -> None:
         """Append modifier jobs (bits are positions in the list, so old labels stay meaningful)."""
         for j in jobs:
             j = int(j)
             if j not in self.modifiers:
-                if len(self.modifiers) >= MAX_MODIFIERS:
-                    raise ValueError(f"at most {MAX_MODIFIERS} modifier jobs")
+                if len(self.modifiers) >= self.max_modifiers:
+                    raise ValueError(f"at most {self.max_modifiers} modifier jobs")
                 self.modifiers.append(j)
 
-    def _bits(self) -> tuple[np.ndarray, int]:
-        bit = np.zeros(self.net.n, dtype=np.int64)
+    def _layout(self) -> _Layout:
+        """Where each modifier job's bit lives: one int64 a set up to ``WORD_BITS``
+        modifiers (the fast kernels), else ``K``-word rows (:mod:`milp.hetero_labels`)."""
+        n, m, wb = self.net.n, len(self.modifiers), self.WORD_BITS
+        K = 0 if m <= wb else words_for(m, wb)
+        bw = np.zeros(n, dtype=np.int64)
+        bb = np.zeros(n, dtype=np.int64)
         for b, j in enumerate(self.modifiers):
-            bit[j] = np.int64(1) << b
-        return bit, len(self.modifiers)
+            bw[j], bb[j] = b // wb, np.int64(1) << (b % wb)
+        # per job the modifier bits that must come before it (req) and after it (forb)
+        req = np.zeros((n, max(K, 1)), dtype=np.int64)
+        forb = np.zeros_like(req)
+        if self.prec is not None and m:
+            mods = np.array(self.modifiers, dtype=np.int64)
+            rows = np.zeros((m, max(K, 1)), dtype=np.int64)
+            rows[np.arange(m), bw[mods]] = bb[mods]
+            for j in range(n):
+                req[j] = np.bitwise_or.reduce(rows[self.prec[mods, j]], axis=0, initial=0)
+                forb[j] = np.bitwise_or.reduce(rows[self.prec[j, mods]], axis=0, initial=0)
+        full = _set_mask(m, K, wb)
+        if K == 0:
+            return _Layout(K, m, bw, bb, np.ascontiguousarray(req[:, 0]), np.ascontiguousarray(forb[:, 0]), full)
+        return _Layout(K, m, bw, bb, req, forb, full)
 
-    def _order(self, bit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per job the modifier bits that must come before it (``req``) and after it (``forb``)."""
-        n = self.net.n
-        if self.prec is None or not self.modifiers:
-            z = np.zeros(n, dtype=np.int64)
-            return z, z.copy()
-        mods = np.array(self.modifiers, dtype=np.int64)
-        mb = bit[mods]
-        req = np.array([np.bitwise_or.reduce(mb[self.prec[mods, j]], initial=0) for j in range(n)], dtype=np.int64)
-        forb = np.array([np.bitwise_or.reduce(mb[self.prec[j, mods]], initial=0) for j in range(n)], dtype=np.int64)
-        return req, forb
-
-    def _other(self, labels: Labels | None):
+    def _other(self, labels: Labels | None, K: int):
         """The other direction's labels as kernel arguments (mode 1), or placeholders (mode 0)."""
+        wb = self.WORD_BITS
         if labels is None:
             z = np.zeros((1, 1), dtype=np.int64)
             e = np.zeros(1, dtype=np.int64)
-            return 0, (z, z, e, np.zeros(1), e, np.zeros(1), np.int64(0))
-        return 1, (labels.lo, labels.hi, labels.S, labels.v1, labels.j1, labels.v2,
-                   np.int64((1 << labels.nmod) - 1))
+            oS = e if K == 0 else np.zeros((1, K), dtype=np.int64)
+            return 0, (z, z, oS, np.zeros(1), e, np.zeros(1), _set_mask(0, K, wb))
+        oS = labels.S if K == 0 else widen(labels.S[:max(labels.size, 1)], K)
+        return 1, (labels.lo, labels.hi, oS, labels.v1, labels.j1, labels.v2, _set_mask(labels.nmod, K, wb))
 
-    def _run(self, kernel, steps, plain, other, bit, arr: _Arrays, used, max_labels, deadline):
+    def _run(self, forward: bool, steps, plain, other, lay: _Layout, arr: _Arrays, used, max_labels, deadline):
         net = self.net
-        mode, oargs = self._other(other)
-        req, forb = self._order(bit)
+        mode, oargs = self._other(other, lay.K)
+        if lay.K == 0:
+            kernel, code = (_forward_steps if forward else _backward_steps), (lay.bb,)
+        else:
+            kernel, code = (wide.forward_steps if forward else wide.backward_steps), (lay.bw, lay.bb)
         for a, b in steps:
             while True:
                 if deadline is not None and time.perf_counter() > deadline:
                     return False
-                status, t, size, stamp = kernel(a, b, net.p, net.cost, self.mu, net.alive, net.mask, bit, req, forb,
-                                                self.limit, mode, *plain, *oargs, *arr.args(), used,
-                                                *arr.table())
+                status, t, size, stamp = kernel(a, b, net.p, net.cost, self.mu, net.alive, net.mask, *code,
+                                                lay.req, lay.forb, self.limit, mode, *plain, *oargs, *arr.args(),
+                                                used, *arr.table())
                 arr.size, arr.stamp = size, stamp
                 if status == 0:
                     break
@@ -465,26 +520,27 @@ class ModifierSearch:
         """One forward pass with the current modifier jobs (``aborted`` past
         ``max_labels`` labels or the ``time.perf_counter`` value ``deadline``)."""
         net = self.net
-        bit, m = self._bits()
+        lay = self._layout()
         if self.bl is None:
             bw = net.backward(self.mu)
             plain = (bw.b1, bw.s1, bw.b2)
         else:
             z = np.zeros((1, 1))
             plain = (z, np.zeros((1, 1), dtype=np.int64), z)
-        arr = _Arrays(net.cost.shape, max_labels)
+        arr = _Arrays(net.cost.shape, max_labels, lay.K)
         used = np.zeros_like(net.mask)
         T = net.T
         steps = [(a, min(a + _CHUNK, T + 1)) for a in range(1, T + 1, _CHUNK)]
-        if not self._run(_forward_steps, steps, plain, self.bl, bit, arr, used, max_labels, deadline):
+        if not self._run(True, steps, plain, self.bl, lay, arr, used, max_labels, deadline):
             return ModifierPass(INF, -INF, [], arr.size, True)
-        self.fl = labels = arr.labels(m)
-        full = (1 << m) - 1
+        self.fl = labels = arr.labels(lay.m)
         best, value = -1, INF
         for j in range(net.n):
-            for lab in range(labels.lo[T, j], labels.hi[T, j]):
-                if labels.S[lab] == full and labels.v1[lab] < value:
-                    best, value = lab, float(labels.v1[lab])
+            lo, hi = labels.lo[T, j], labels.hi[T, j]
+            ok = _rows_equal(labels.S[lo:hi], lay.full)
+            for lab in lo + np.flatnonzero(ok):
+                if labels.v1[lab] < value:
+                    best, value = int(lab), float(labels.v1[lab])
         path = []
         if best >= 0:
             lab, which = best, 1
@@ -501,18 +557,19 @@ class ModifierSearch:
     def backward(self, max_labels: int = 3_000_000, deadline: float | None = None) -> ModifierPass:
         """One backward pass (see :meth:`forward`)."""
         net = self.net
-        bit, m = self._bits()
+        lay = self._layout()
         if self.fl is None:
             fw = net.forward(self.mu)
             plain = (fw.f1, fw.p1, fw.f2)
         else:
             z = np.zeros((1, 1))
             plain = (z, np.zeros((1, 1), dtype=np.int64), z)
-        arr = _Arrays(net.cost.shape, max_labels)
+        arr = _Arrays(net.cost.shape, max_labels, lay.K)
         used = np.zeros_like(net.mask)
         T, n = net.T, net.n
         # the labels at T: nothing after them
-        ends = np.flatnonzero(net.alive[T] & (self._order(bit)[1] == 0))
+        forb = lay.forb if lay.K == 0 else lay.forb.any(axis=1)
+        ends = np.flatnonzero(net.alive[T] & (forb == 0))
         while arr.cap < len(ends):
             arr.grow(max(max_labels, len(ends)))
         for q, j in enumerate(ends):
@@ -522,21 +579,26 @@ class ModifierSearch:
             arr.lo[T, j], arr.hi[T, j] = q, q + 1
         arr.size = len(ends)
         steps = [(a, max(a - _CHUNK, 0)) for a in range(T - 1, 0, -_CHUNK)]
-        if not self._run(_backward_steps, steps, plain, self.fl, bit, arr, used, max_labels, deadline):
+        if not self._run(False, steps, plain, self.fl, lay, arr, used, max_labels, deadline):
             return ModifierPass(INF, -INF, [], arr.size, True)
-        self.bl = labels = arr.labels(m)
-        full = (1 << m) - 1
+        self.bl = labels = arr.labels(lay.m)
         best, value = -1, INF
         for k in range(n):
             t = int(net.p[k])
             if t > T or not net.alive[t, k]:
                 continue
             ck = net.cost[t, k] - self.mu[k]
-            for lab in range(labels.lo[t, k], labels.hi[t, k]):
-                if int(labels.S[lab]) | int(bit[k]) == full and not int(labels.S[lab]) & int(bit[k]):
-                    v = ck + labels.v1[lab]
-                    if v < value:
-                        best, value = lab, float(v)
+            # the set after the first job k: every modifier but k itself
+            need = lay.full.copy() if lay.K else lay.full
+            if lay.K:
+                need[lay.bw[k]] &= ~lay.bb[k]
+            else:
+                need = need & ~int(lay.bb[k])
+            lo, hi = labels.lo[t, k], labels.hi[t, k]
+            for lab in lo + np.flatnonzero(_rows_equal(labels.S[lo:hi], need)):
+                v = ck + labels.v1[lab]
+                if v < value:
+                    best, value = int(lab), float(v)
         path = []
         if best >= 0:
             lab, which = best, 1

@@ -81,7 +81,7 @@ from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences,
 from instances import options as opt
 from instances.options import Deadline, known_options
 from heuristics.hetero_dynasearch import dynasearch
-from milp.hetero_modifiers import MAX_MODIFIERS, ModifierSearch
+from milp.hetero_modifiers import ModifierSearch
 from milp.result import Result
 
 __all__ = ["solve_ssdp", "applies"]
@@ -427,7 +427,7 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
         if cap is not None and time.perf_counter() > cap and not lower("round time"):
             return _Round("labels", bound, target, step, path)
         cands = _candidates(net, path, search.modifiers)
-        room = MAX_MODIFIERS - len(search.modifiers)
+        room = search.max_modifiers - len(search.modifiers)
         fresh = bool(cands) and room > 0
         if not fresh and not lower("modifier limit"):
             return _Round("modifier limit", bound, target, step, path)
