@@ -99,3 +99,16 @@ def test_rows_sort_lexicographically_and_widen_keeps_the_order():
     narrow = np.sort(rng.integers(0, 1 << 40, 50))
     wide = widen(narrow, 3)
     assert (wide[:, 0] == narrow).all() and not wide[:, 1:].any()
+
+
+@pytest.mark.parametrize("k", [2, 32])
+def test_the_exact_method_with_four_modifiers_a_word_proves_the_known_optimum(k, monkeypatch):
+    # these OR-Library instances need 20-25 modifiers: six or seven words a set, through the whole method
+    from instances import hetero
+    from milp.hetero_ssdp import solve_ssdp
+
+    monkeypatch.setattr(hm.ModifierSearch, "WORD_BITS", 4)
+    pb = hetero.orlib_wt40(k)
+    r = solve_ssdp(pb, time_limit=60)
+    assert str(r.status) == "OPTIMAL" and r.objective == hetero.orlib_wt40_optimum(k)
+    assert r.info["modifiers"] > 4 and hetero.check(pb, r.schedule) == []
