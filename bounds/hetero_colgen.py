@@ -56,15 +56,20 @@ cost ``<= theta`` survives, so the bound stays valid for them. ``theta`` is
 the incumbent's cost less one cost unit on an exact grid (a bound above it
 proves the incumbent optimal), the incumbent's user cost otherwise.
 
-Validity for the user's data: each GPU's times go on an integer grid (the
-coarsest divisor of 10^6 that holds its run times, arrivals and due dates
-exactly, as the generator's are held), otherwise on one grid where run times
-and arrivals are rounded down, due dates up; weights go on a grid of
-``1/Rw`` rounded down. Every real schedule then
-maps to a path (start times rounded down) that costs no more, so the model
-bound divided by ``R Rw`` is valid. A schedule no worse than the incumbent
-(cost ``ub``) completes each task ``i`` by ``d_i + ub / w_i``: later
-completions are left out of the network (they cannot occur in an optimum).
+Tentative fixing: while the incumbent is poor, fixing against it removes
+little. The restricted master's value ``z`` bounds the LP from above, and
+fixing may use any ``theta``: the network then keeps every schedule of cost
+``<= theta``, so ``min(L, theta)`` is a valid bound (below ``theta`` the
+optimum is ``>= L``, and above it it is ``> theta``; the tentative upper
+bound of Tanaka, Fujikuma and Araki's successive sublimation). ``theta``
+follows the smallest ``z`` seen; at convergence ``L >= z >= LP`` or the
+bound is ``theta >= LP``, never below the plain LP bound. When ``L`` passes
+``theta`` the networks are restored and fixed against the incumbent again
+(the ng phase can then lift the bound further).
+
+The grids, the classes and the start columns are :mod:`bounds.hetero_classes`:
+every real schedule maps to a path of the grids that costs no more, so the
+model bound divided by the grids' cost unit is valid for the user's data.
 
 Examples
 --------
@@ -80,15 +85,17 @@ from __future__ import annotations
 
 import math
 import time
+
 from dataclasses import dataclass, field
 from typing import Any
 
 import highspy
-import numba
 import numpy as np
 
 from bounds import hetero_ng
-from bounds.hetero_pricing import backward, columns, forward
+from bounds.hetero_classes import (MAX_STEPS, Coarse, GpuClass, Grid, _eft, _incumbent_columns, _list_columns,
+                                   _user_cost, class_columns, grid)
+from bounds.hetero_pricing import backward, forward
 from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule
@@ -96,23 +103,14 @@ from instances.options import known_options
 
 __all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "MAX_STEPS", "class_columns"]
 
-#: Largest number of grid steps of a class's horizon.
-MAX_STEPS = 20_000
-#: Largest number of labels (grid steps x tasks) of a class: its arrays take about 56 bytes per label.
-MAX_LABELS = 3_000_000
 #: Columns added per class and pass (the cheapest ending with each task).
 COLUMNS_PER_CLASS = 12
 #: Random list schedules whose GPU sequences start the master LP.
 START_SCHEDULES = 200
-LIST_CHUNK = 25
 DEBUG = False
 #: Weight of the best prices so far in the smoothed prices (Wentges).
 SMOOTHING = 0.5
-#: Heuristic pricing on coarse views of the classes whose horizon has at least ``COARSE_MIN_STEPS`` steps,
-#: a median run time of about ``COARSE_RUN_STEPS`` coarse steps; the exact pricing runs when it finds
-#: nothing, and at least every ``FINE_EVERY`` passes.
-COARSE_MIN_STEPS = 1_000
-COARSE_RUN_STEPS = 6
+#: The exact pricing runs when the coarse views find nothing, and at least every ``FINE_EVERY`` passes.
 FINE_EVERY = 8
 #: Guessed seconds per (completion time, task) pair of a class's first pricing pass (later passes are timed).
 PASS_SECONDS = 3e-7
@@ -122,109 +120,14 @@ SIMPLEX = 4
 NG = True
 #: Guessed slowdown of a first ng pricing pass against a plain one.
 NG_SLOWER = 10
+#: Whether reduced-cost fixing uses the restricted master's value as a tentative upper bound.
+TENTATIVE = True
+#: After the bound reaches a tentative value, the next one is this much higher (relative), at most
+#: ``MAX_RESTORES`` times before the incumbent's.
+RAISE = 0.02
+MAX_RESTORES = 3
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
-
-
-@dataclass(frozen=True)
-class Grid:
-    """The problem on integer grids, one per GPU (see the module docstring).
-
-    ``tasks``: problem indices of the schedulable tasks (model task ``i`` is
-    ``tasks[i]``). GPU ``j`` has its own grid of ``1/Rj[j]`` time units (a
-    T4 with integer data needs no finer grid than 1, an A100 running the same
-    tasks 5 times faster needs 1/5): ``P[i, j]``, ``A[i, j]``, ``D[i, j]`` are
-    run times, arrivals and due dates on it, ``Lst[i, j]`` the latest
-    completion of interest. ``W`` are the weights on a grid of ``1/Rw``;
-    costs on GPU ``j`` are counted in units of ``1/(R Rw)`` (``R`` a common
-    multiple of the ``Rj``), so ``Wj[i, j] = W[i] R / Rj[j]``. ``exact``: the
-    grids hold the data exactly (model cost = user cost x ``R Rw``).
-    """
-
-    tasks: np.ndarray
-    P: np.ndarray
-    A: np.ndarray
-    D: np.ndarray
-    Lst: np.ndarray
-    W: np.ndarray
-    Wj: np.ndarray
-    eligible: np.ndarray
-    Rj: np.ndarray
-    R: float
-    Rw: float
-    exact: bool
-
-    @property
-    def scale(self) -> float:
-        return self.R * self.Rw
-
-    def cost(self, i: int, j: int, end: float) -> float:
-        """Model cost of task ``i`` completing at ``end`` (user time) on GPU ``j`` (completion rounded down)."""
-        C = int(math.floor(end * self.Rj[j] + 1e-9))
-        return float(self.Wj[i, j] * max(0, C - self.D[i, j]))
-
-
-def _power_of_ten(values: np.ndarray, top: int = 6) -> int | None:
-    for k in range(top + 1):
-        scaled = values * 10 ** k
-        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
-            return 10 ** k
-    return None
-
-
-#: Candidate exact grid scales: the divisors of 10^6 (every decimal grid's), coarsest first.
-_SCALES = sorted(2 ** i * 5 ** k for i in range(7) for k in range(7))
-
-
-def _exact_scale(values: np.ndarray, limit: float) -> int | None:
-    """Smallest divisor ``R`` of 10^6 that makes every value an integer, if ``R <= limit``."""
-    for R in _SCALES:
-        if R > limit:
-            return None
-        scaled = values * R
-        if np.all(np.abs(scaled - np.rint(scaled)) <= 1e-9 * np.maximum(1.0, np.abs(scaled))):
-            return R
-    return None
-
-
-@known_options
-def grid(problem: HeteroProblem, ub: float, max_steps: int = MAX_STEPS) -> Grid | None:
-    """The grids of the problem's schedulable tasks, or ``None`` when some run time would round to 0 steps.
-
-    ``ub``: the cost of a known schedule (user units), which caps the completions. The horizon is also
-    capped so that a class's labels stay within :data:`MAX_LABELS` (a coarser, rounded grid beyond).
-    """
-    tasks = np.flatnonzero(problem.eligible.any(axis=1))
-    max_steps = max(1, min(max_steps, MAX_LABELS // (len(tasks) + 1)))
-    p, a = problem.p[tasks], problem.arrival[tasks]
-    d, w, elig = problem.deadline[tasks], problem.weight[tasks], problem.eligible[tasks]
-    m = problem.m
-    # the latest completion of a semi-active schedule on each GPU, and the incumbent's cap
-    last = np.array([a[elig[:, j]].max() + p[elig[:, j], j].sum() if elig[:, j].any() else 0.0 for j in range(m)])
-    with np.errstate(divide="ignore"):
-        cap = np.where(w > 0, d + ub / np.where(w > 0, w, 1.0), np.inf)
-    lst = np.minimum(cap[:, None], last[None, :])               # user time, per task and GPU
-    horizon = np.array([lst[elig[:, j], j].max() if elig[:, j].any() else 1.0 for j in range(m)])
-    Rj = [_exact_scale(np.concatenate([p[elig[:, j], j], a[elig[:, j]], d[elig[:, j]]]),
-                       max_steps / max(horizon[j], 1e-300)) for j in range(m)]
-    exact = all(r is not None for r in Rj)
-    if exact:
-        R = float(np.lcm.reduce(np.array(Rj, dtype=np.int64)))
-        Rj = np.array(Rj, dtype=float)
-    else:
-        R = max_steps / max(float(horizon.max()), 1e-300)
-        Rj = np.full(m, R)
-    Rw = _power_of_ten(w)
-    exact = exact and Rw is not None
-    Rw = 10 ** 6 if Rw is None else Rw
-    P = np.floor(p * Rj + 1e-9).astype(np.int64)
-    if (P[elig] < 1).any():
-        return None
-    A = np.floor(a[:, None] * Rj + 1e-9).astype(np.int64)
-    D = np.ceil(d[:, None] * Rj - 1e-9).astype(np.int64)
-    Lst = np.floor(lst * Rj + 1e-6).astype(np.int64)
-    W = np.floor(w * Rw + 1e-9)
-    return Grid(tasks, P, A, D, Lst, W, W[:, None] * (R / Rj)[None, :], elig, Rj, float(R), float(Rw), bool(exact))
 
 
 @dataclass
@@ -251,101 +154,6 @@ class ColgenBound:
     pool: list[tuple[tuple[int, ...], tuple[int, ...], float]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
 
-
-class GpuClass:
-    """One GPU class: its GPUs, tasks, grid data and the completions still allowed (``alive``)."""
-
-    def __init__(self, g: Grid, gpus: list[int], row: int):
-        j = gpus[0]
-        self.gpus, self.m, self.row = gpus, len(gpus), row
-        self.tasks = np.flatnonzero(g.eligible[:, j])         # model task indices
-        self.local = np.full(len(g.tasks), -1, np.int64)      # model task -> local index
-        self.local[self.tasks] = np.arange(len(self.tasks))
-        self.P, self.A, self.D = g.P[self.tasks, j], g.A[self.tasks, j], g.D[self.tasks, j]
-        self.W, Lst = g.Wj[self.tasks, j], g.Lst[self.tasks, j]
-        H = int(max(1, Lst.max()))
-        t = np.arange(H + 1)[:, None]
-        self.alive = (t >= (self.A + self.P)[None, :]) & (t <= Lst[None, :])
-        self.H = H
-        self.work: dict = {}        # the pricing's label arrays, reused between passes
-        self.N: np.ndarray | None = None    # ng neighbourhoods of the exact pricing (None: 2-cycles only)
-
-    def forward(self, alive: np.ndarray, pi: np.ndarray):
-        """Labels of this class's exact pricing at task prices ``pi`` (local order) over ``alive``: ng-routes
-        where :attr:`N` is set (:mod:`bounds.hetero_ng`), pseudo-schedules without 2-cycles otherwise."""
-        if self.N is None or (self.N[:, 1:] < 0).all():      # no neighbour: the 2-cycle pricing is the same
-            return forward(self.P, self.A, alive, self.W, self.D, pi, self.work)
-        return hetero_ng.forward(self.P, self.A, alive, self.W, self.D, pi, self.N, self.work)
-
-    def coarse_factor(self) -> int:
-        """Grid steps per step of the heuristic pricing's coarse view (1: none)."""
-        if self.H < COARSE_MIN_STEPS:
-            return 1
-        return max(1, int(np.median(self.P)) // COARSE_RUN_STEPS)
-
-    def allows(self, seq) -> bool:
-        """Whether every completion of ``[(local task, completion), ...]`` is still allowed."""
-        return all(t <= self.H and self.alive[t, k] for k, t in seq)
-
-    def retime(self, ks) -> tuple[list[tuple[int, int]], float]:
-        """The semi-active timing of a sequence of local tasks on this grid, and its cost."""
-        ks = np.asarray(ks, np.int64)
-        ts = np.empty(len(ks), np.int64)
-        cost = _retime(self.P, self.A, self.W, self.D, ks, ts)
-        return list(zip(ks.tolist(), ts.tolist())), float(cost)
-
-
-class _Coarse:
-    """A class's network on steps of ``k`` of its grid steps, run times, arrivals and due dates rounded to
-    the nearest step: a cheaper pricing whose paths, re-timed on the class's grid, are only candidate
-    columns (heuristic pricing; the bound always comes from the class's own network)."""
-
-    def __init__(self, c: GpuClass, k: int):
-        self.cls, self.k = c, k
-        self.P = np.maximum(1, np.rint(c.P / k)).astype(np.int64)
-        self.A = np.rint(c.A / k).astype(np.int64)
-        self.D = np.rint(c.D / k).astype(np.int64)
-        self.W = c.W * k
-        self.work: dict = {}
-        self.update()
-
-    def update(self) -> None:
-        """A coarse step is allowed where one of its class's completions is."""
-        c, k = self.cls, self.k
-        rows = c.H // k + 1
-        pad = np.zeros((rows * k, c.alive.shape[1]), bool)
-        pad[:c.H + 1] = c.alive[:c.H + 1]
-        self.alive = np.ascontiguousarray(pad.reshape(rows, k, -1).any(axis=1))
-
-
-@known_options
-def class_columns(lab, c, pi: np.ndarray, limit: int) -> list[tuple[float, list, float]]:
-    """:func:`bounds.hetero_pricing.columns` of labels ``lab`` of ``c`` (a class or a coarse view; ng labels
-    traced by :func:`bounds.hetero_ng.columns`), ``pi`` in ``c``'s local order."""
-    fn = hetero_ng.columns if isinstance(lab, hetero_ng.NgLabels) else columns
-    return fn(lab, c.P, c.W, c.D, pi, limit)
-
-
-def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[GpuClass]):
-    """One column per GPU of the incumbent ``(class, [(local task, completion)], cost)``, and its model cost."""
-    pos = {int(t): i for i, t in enumerate(g.tasks)}
-    cls_of = {j: c for c in classes for j in c.gpus}
-    per_gpu: dict[int, list] = {}
-    for x in upper.assignments:
-        i, j = pos[problem.index[x.task]], problem.gpu_index[x.gpu]
-        per_gpu.setdefault(j, []).append((i, int(math.floor(x.end * g.Rj[j] + 1e-9)), g.cost(i, j, x.end)))
-    cols = []
-    for j, xs in per_gpu.items():
-        c = cls_of[j]
-        local = {int(i): k for k, i in enumerate(c.tasks)}
-        cols.append((c, [(local[i], t) for i, t, _ in sorted(xs, key=lambda x: x[1])], float(sum(x[2] for x in xs))))
-    return cols, float(sum(cost for _, _, cost in cols))
-
-
-def _user_cost(problem: HeteroProblem, schedule: Schedule) -> float:
-    idx = problem.index
-    return float(sum(problem.weight[idx[x.task]] * max(0.0, x.end - problem.deadline[idx[x.task]])
-                     for x in schedule.assignments))
 
 
 class _Master:
@@ -430,101 +238,13 @@ class _Master:
         return float(self.h.getInfo().objective_function_value), dual[:self.n], dual[self.n:]
 
 
-@numba.njit(cache=True)
-def _eft_lists(orders, A, P, W, D, elig, Rj, gpu_of, end, cost):
-    """Earliest-finish list schedules of each order (rows of ``orders``): task ``i`` of schedule ``s`` runs
-    on GPU ``gpu_of[s, i]`` and completes at step ``end[s, i]`` of its grid; ``cost[s, j]``: GPU ``j``'s cost."""
-    S, n = orders.shape
-    m = P.shape[1]
-    avail = np.zeros(m, np.int64)
-    for s in range(S):
-        avail[:] = 0
-        for q in range(n):
-            i = orders[s, q]
-            best, bj = np.inf, -1
-            for j in range(m):
-                if elig[i, j]:
-                    fin = (max(avail[j], A[i, j]) + P[i, j]) / Rj[j]
-                    if fin < best:
-                        best, bj = fin, j
-            avail[bj] = max(avail[bj], A[i, bj]) + P[i, bj]
-            gpu_of[s, i] = bj
-            end[s, i] = avail[bj]
-            if avail[bj] > D[i, bj]:
-                cost[s, bj] += W[i, bj] * (avail[bj] - D[i, bj])
-
-
-@numba.njit(cache=True)
-def _retime(P, A, W, D, ks, ts):
-    """Semi-active completions ``ts`` of local tasks ``ks`` on a class's grid; their cost."""
-    t, cost = 0, 0.0
-    for q in range(len(ks)):
-        k = ks[q]
-        t = max(t, A[k]) + P[k]
-        ts[q] = t
-        if t > D[k]:
-            cost += W[k] * (t - D[k])
-    return cost
-
-
-def _list_columns(problem: HeteroProblem, g: Grid, classes: list[GpuClass], count: int,
-                  deadline: float | None = None, seed: int = 0):
-    """Columns of up to ``count`` earliest-finish list schedules of randomly perturbed due-date orders
-    (fewer when ``deadline`` comes first).
-
-    Only a richer start for the master LP (every column is a GPU's real sequence, timed on the grid):
-    from the incumbent's columns alone the LP stays degenerate for many passes.
-    """
-    rng = np.random.default_rng(seed)
-    cls_of = {j: c for c in classes for j in c.gpus}
-    gpus = np.array(sorted(cls_of))
-    d = problem.deadline[g.tasks]
-    spread = float(np.mean([problem.p[g.tasks, j].mean() for j in gpus]))
-    seen, cols = set(), []
-    for lo in range(0, count, LIST_CHUNK):
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-        k = min(LIST_CHUNK, count - lo)
-        noise = rng.normal(0.0, 1.0, (k, len(d))) * (spread * rng.uniform(0.5, 4.0, k))[:, None]
-        orders = np.argsort(d[None, :] + noise, axis=1)
-        gpu_of, end = np.empty((k, len(d)), np.int64), np.empty((k, len(d)), np.int64)
-        cost = np.zeros((k, len(gpus)))
-        _eft_lists(orders, g.A[:, gpus], g.P[:, gpus], g.Wj[:, gpus], g.D[:, gpus], g.eligible[:, gpus],
-                   g.Rj[gpus], gpu_of, end, cost)
-        for s in range(k):
-            order = orders[s]
-            placed = gpu_of[s, order]
-            for q, j in enumerate(gpus):
-                c = cls_of[int(j)]
-                mine = order[placed == q]
-                seq = c.local[mine]
-                key = (c.row, seq.tobytes())
-                if len(seq) and key not in seen:
-                    seen.add(key)
-                    cols.append((c, list(zip(seq.tolist(), end[s, mine].tolist())), float(cost[s, q])))
-    return cols
-
-
-def _eft(problem: HeteroProblem) -> Schedule:
-    from instances.hetero import evaluate_sequences
-
-    p, a, elig = problem.p, problem.arrival, problem.eligible
-    avail = np.zeros(problem.m)
-    seqs: list[list[int]] = [[] for _ in range(problem.m)]
-    for i in np.lexsort((problem.arrival, problem.deadline)):
-        if elig[i].any():
-            fin = np.where(elig[i], np.maximum(avail, a[i]) + p[i], np.inf)
-            gj = int(np.argmin(fin))
-            avail[gj] = fin[gj]
-            seqs[gj].append(int(i))
-    return evaluate_sequences(problem, seqs)
-
 
 @known_options
 def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_limit: float | None = 10.0,
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
                  per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
-                 pool: list | None = None, coarse: bool = True, ng: bool | None = None) -> ColgenBound | None:
+                 pool: list | None = None, coarse: bool = True, ng: bool | None = None,
+                 tentative: bool = True) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -554,6 +274,10 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         ng-routes (:mod:`bounds.hetero_ng`) whose neighbourhoods grow by the
         LP's cycles (module docstring); ``False``: 2-cycle elimination only;
         ``None``: :data:`NG`.
+    tentative
+        Fix the networks against the restricted master's value while it is
+        below the incumbent's cost (module docstring; also off where
+        :data:`TENTATIVE` is ``False``).
 
     Returns
     -------
@@ -568,6 +292,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     opt.number(smoothing, "smoothing", lo=0.0, hi=0.99)
     coarse = opt.flag(coarse, "coarse")
     ng = NG if ng is None else opt.flag(ng, "ng")
+    tentative = opt.flag(tentative, "tentative")
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit
@@ -582,12 +307,12 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     if g is None:
         return None
     return _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, list(pool or []),
-                coarse, t0, ng)
+                coarse, t0, ng, tentative)
 
 
 def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadline: float | None,
          max_iter: int, per_class: int, smoothing: float, pool: list, coarse: bool, t0: float,
-         ng: bool = False) -> ColgenBound:
+         ng: bool = False, tentative: bool = False) -> ColgenBound:
     """The column generation on the grids ``g``, from the incumbent and ``pool``'s columns."""
     n = len(g.tasks)
     groups: dict[tuple, list[int]] = {}
@@ -618,30 +343,37 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                 start.append((c, *c.retime([local[id(c)][int(i)] for i in seq])))
         master.add(start)
 
-    def price(pi: np.ndarray):
-        """``L(pi)`` and the classes' labels (``-inf``: out of time)."""
+    def price(pi: np.ndarray, plain: bool = False):
+        """``L(pi)`` and the classes' labels (``-inf``: out of time); ``plain``: 2-cycle pricing even where
+        ng neighbourhoods are set (a weaker relaxation, a valid ``L`` too)."""
         total, labs = float(pi.sum()), []
         for c in classes:
             # a pass that would end past the deadline is not started (horizons only shrink: the last
             # pass's time bounds the next one's)
             t1 = time.perf_counter()
-            guess = PASS_SECONDS * c.alive.size * (1 if c.N is None else NG_SLOWER)
-            if deadline is not None and t1 + c.work.get("seconds", guess) >= deadline:
+            guess = PASS_SECONDS * c.alive.size * (1 if c.N is None or plain else NG_SLOWER)
+            if deadline is not None and t1 + (guess if plain else c.work.get("seconds", guess)) >= deadline:
                 return -math.inf, labs
-            lab = c.forward(c.alive, pi[c.tasks])
-            c.work["seconds"] = time.perf_counter() - t1
+            if plain:
+                lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks], c.work)
+            else:
+                lab = c.forward(c.alive, pi[c.tasks])
+                c.work["seconds"] = time.perf_counter() - t1
             total += c.m * lab.value
             labs.append(lab)
         return total, labs
 
-    def fix(pi: np.ndarray, L: float, labs) -> int:
+    def fix(pi: np.ndarray, L: float, labs, theta: float) -> int:
         """Reduced-cost fixing: remove the completions no schedule of cost <= theta uses; how many."""
         removed = 0
         for c, lab in zip(classes, labs):
             pis = pi[c.tasks]
             through = lab.df1[:, :len(c.tasks)] + backward(c.P, c.A, c.alive, c.W, c.D, pis)
-            # the other GPUs take at least their cheapest pseudo-schedules
-            dead = c.alive & (L - lab.value + through > theta + 1e-6 * max(1.0, abs(theta)))
+            # the other GPUs take at least their cheapest pseudo-schedules; a task alone costs at most theta
+            with np.errstate(divide="ignore", invalid="ignore"):
+                last = np.where(c.W > 0, c.D + np.floor(theta / c.W + 1e-9), np.inf)
+            dead = c.alive & ((L - lab.value + through > theta + 1e-6 * max(1.0, abs(theta)))
+                              | (np.arange(c.alive.shape[0])[:, None] > last[None, :]))
             removed += int(dead.sum())
             c.alive &= ~dead
             while c.H > 1 and not c.alive[c.H].any():
@@ -654,7 +386,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         duals (a view's re-timed on its class's grid), and the subgradient of ``L`` at ``pi``."""
         new, grad = [], np.ones(n)
         for c, lab in cs:
-            view = isinstance(c, _Coarse)
+            view = isinstance(c, Coarse)
             cc = c.cls if view else c
             for q, (val, seq, cost) in enumerate(class_columns(lab, c, pi[cc.tasks], per_class)):
                 tasks = cc.tasks[[k for k, _ in seq]]
@@ -697,25 +429,35 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         return added > 0
 
     growth = [0]
+    alive0 = [(c.alive.copy(), c.H) for c in classes]
+
+    def cap(theta: float) -> float:
+        """The bound that ``L > theta`` gives where every schedule of cost ``<= theta`` kept its completions."""
+        return float(math.floor(theta) + 1) if g.exact else theta
 
     # at zero prices no pseudo-schedule costs less than nothing: L(0) = 0 is the best point known at the start
     # (the incumbent's complementary-slackness prices let every GPU repeat its dearest tasks, L far below 0)
     best, center = 0.0, np.zeros(n)
+    # bound: the best valid value, min(L, cap(theta_net)), theta_net the cost up to which the network keeps
+    # every schedule; a tentative theta_net below the incumbent is the restricted master's value (module doc)
+    bound, theta_net, goal, tentative, restores = 0.0, theta, theta, TENTATIVE and tentative, 0
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
     last_fix, trace, since_fine, heuristic = None, [], 0, 0
     # the heuristic passes price the short classes exactly, the long ones on coarse views
-    views = [_Coarse(c, k) if (k := c.coarse_factor()) > 1 else c for c in classes] if coarse else []
-    if not any(isinstance(v, _Coarse) for v in views):
+    views = [Coarse(c, k) if (k := c.coarse_factor()) > 1 else c for c in classes] if coarse else []
+    if not any(isinstance(v, Coarse) for v in views):
         views = []
     step = 0.0      # the last pass's time outside the exact pricing (whose passes are timed apart)
-    while passes < max_iter and best < target - 1e-6 * max(1.0, abs(target)):
+    while passes < max_iter and bound < target - 1e-6 * max(1.0, abs(target)):
         t1 = time.perf_counter()
         if deadline is not None and t1 + step >= deadline:
             break
         lp, pi_lp, sigma = master.solve(deadline)
         if lp is None:
             break
+        if tentative:
+            goal = min(goal, lp)
         pi_price = alpha * center + (1 - alpha) * pi_lp
         new = []
         if views and since_fine < FINE_EVERY:
@@ -733,25 +475,51 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                 new, grad = pass_columns(list(zip(classes, labs)), pi_price, pi_lp, sigma)
                 if total > best:
                     best, center = total, pi_price.copy()
-                    trace.append((round(time.perf_counter() - t0, 2), passes, best / g.scale))
-                # fix again whenever L closed another 5 % of the gap to the incumbent (a negative L fixes too)
-                if total > -math.inf and (last_fix is None or total - last_fix > 0.05 * (theta - last_fix)) and (
-                        deadline is None
-                        or time.perf_counter() + 2 * sum(c.work["seconds"] for c in classes) < deadline):
-                    last_fix = total
-                    fixed += fix(pi_price, total, labs)
+                if min(total, cap(theta_net)) > bound:
+                    bound = min(total, cap(theta_net))
+                    trace.append((round(time.perf_counter() - t0, 2), passes, bound / g.scale))
+                restored = total > -math.inf and theta_net < theta and (
+                    total >= theta_net - 1e-4 * max(1.0, abs(theta_net)))
+                if restored:
+                    # no schedule of cost <= theta_net (up to the pricing's tolerance at convergence): the bound
+                    # is min(L, cap(theta_net)); the whole network again, fixed against a higher tentative
+                    # value at the best prices (plain labels: valid for ng-routes too), at last the incumbent's
+                    restores += 1
+                    tentative = False
+                    goal = theta if restores >= MAX_RESTORES else min(
+                        theta, theta_net + RAISE * max(1.0, abs(theta_net)))
+                    for c, (a0, h0) in zip(classes, alive0):
+                        c.alive, c.H = a0.copy(), h0
+                    at, at_labs = price(center, plain=True)
+                    theta_net, last_fix = goal, None
+                    if at > -math.inf:
+                        last_fix = at
+                        fixed += fix(center, at, at_labs, theta_net)
                     dropped += master.drop_dead()
                     for v in views:
-                        if isinstance(v, _Coarse):
+                        if isinstance(v, Coarse):
+                            v.update()
+                # fix again whenever L closed another 5 % of the gap to theta or theta came down by as much
+                elif total > -math.inf and (last_fix is None or total - last_fix > 0.05 * (goal - last_fix)
+                                            or theta_net - goal > 0.05 * (theta_net - last_fix)) and (
+                        deadline is None
+                        or time.perf_counter() + 2 * sum(c.work["seconds"] for c in classes) < deadline):
+                    last_fix, theta_net = total, goal
+                    fixed += fix(pi_price, total, labs, theta_net)
+                    dropped += master.drop_dead()
+                    for v in views:
+                        if isinstance(v, Coarse):
                             v.update()
                     if DEBUG:
                         print(f"fix {time.perf_counter() - t0:.2f}s L={total:.0f}: {fixed} removed, "
                               f"horizons {[c.H for c in classes]}")
-                if new or alpha == 0 or total == -math.inf:
+                if new or alpha == 0 or total == -math.inf or restored:
                     break
                 mispriced += 1
                 alpha = 0.0         # the smoothed prices priced out nothing: try the LP's own
                 pi_price = pi_lp
+            if not new and restored:
+                continue
             if not new and ng and total > -math.inf and time.perf_counter() < (deadline or math.inf) and grow():
                 continue
             if not new:
@@ -768,7 +536,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         master.add(new)
         master.clean(MAX_COLUMNS)
         step += time.perf_counter() - t2
-    model = max(0.0, float(math.ceil(best - 1e-6 * max(1.0, abs(best))))) if best > -math.inf else 0.0
+    model = max(0.0, float(math.ceil(bound - 1e-6 * max(1.0, abs(bound)))))
     model = min(model, ub if g.exact else theta)
     proved = g.exact and model >= ub
     real = [(tuple(c.gpus), tuple(g.tasks[c.tasks[ks]].tolist()), float(cost))
@@ -783,5 +551,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
                              "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic,
                              "view_paths": counts[0], "view_columns": counts[1], "ng_growth": growth[0],
+                             "theta": theta_net / g.scale, "restores": restores,
                              "ng": {tuple(c.gpus): c.N.copy() for c in classes if c.N is not None},
                              "seconds": time.perf_counter() - t0})
+
