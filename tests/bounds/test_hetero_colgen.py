@@ -232,3 +232,26 @@ def test_a_master_lp_that_fails_twice_ends_the_search_with_a_valid_bound(monkeyp
     res = colgen_bound(pb, time_limit=30)
     assert res.info["lp_failures"] and not res.converged
     assert 0.0 <= res.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+
+
+@pytest.mark.parametrize("n,seed", [(10, 1), (14, 3)])
+def test_tentative_fixing_keeps_the_bound_below_the_optimum_and_at_least_the_lp(n, seed):
+    """Fixing against the restricted master's value (below the FIFO incumbent's cost) restricts the networks to
+    the schedules no dearer than it: the bound stays below CP-SAT's optimum, and at convergence it is at least
+    the LP value of the unrestricted column generation."""
+    from heuristics.hetero import fifo
+
+    pb = hetero.generate(n, seed=seed)
+    start = fifo(pb)
+    opt = solve_optimal(pb, backend="cpsat", time_limit=60)
+    assert opt.proven
+    plain = colgen_bound(pb, start, time_limit=60, ng=False, tentative=False)
+    tent = colgen_bound(pb, start, time_limit=60, ng=False)
+    assert plain.converged and (tent.converged or tent.proved)
+    assert tent.info["restores"] >= 1      # the master's value was reached: the networks were restored
+    assert tent.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+    assert tent.bound >= plain.lp - 1e-6 * max(1.0, plain.lp)
+    # stopped after a few passes, the capped bound is still below the optimum
+    for passes in (3, 8, 15):
+        early = colgen_bound(pb, start, time_limit=60, max_iter=passes)
+        assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
