@@ -390,15 +390,17 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     other's labels at the threshold ``target + 1/2`` and shrinking the
     network in place. Relaxed paths are repaired into schedules
     (``improve``); a better incumbent lowers the threshold. When the labels
-    outgrow their limit even for one more modifier, when the modifiers run
-    out, or when the round takes more than its share of the time left, the
+    outgrow their limit even for one more modifier, when the modifiers fill
+    the one-word sets (``ModifierSearch.WORD_BITS``) or run out, or when the
+    round takes more than its share of the time left, the
     target moves halfway down towards the bound (``floor``, the best bound
     known, or the passes' own) and the passes go on with the same modifiers
     and the network reduced so far: what no schedule of cost at most the old
     target uses, none of cost at most the new one uses (Tanaka, Fujikuma &
     Araki's tentative upper bound, lowered without losing the work done).
     The round ends ``"labels"`` or ``"modifier limit"`` only when the target
-    is down at the bound.
+    is down at the bound; there, more modifiers than one word holds go on in
+    sets of several words (:mod:`milp.hetero_labels`).
     """
     search = ModifierSearch(net, mu, target + 0.5, prec=prec)
     bound, add = -INF, 4
@@ -429,7 +431,11 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
         cands = _candidates(net, path, search.modifiers)
         room = search.max_modifiers - len(search.modifiers)
         fresh = bool(cands) and room > 0
-        if not fresh and not lower("modifier limit"):
+        if fresh and len(search.modifiers) >= search.WORD_BITS and lower("one-word sets full"):
+            # a lower target first, with the modifiers kept: it decides with fewer labels than wider sets would
+            # make; sets of several words only once the target is down at the bound
+            fresh = False
+        elif not fresh and not lower("modifier limit"):
             return _Round("modifier limit", bound, target, step, path)
         before = len(search.modifiers)
         if fresh:
