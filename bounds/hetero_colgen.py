@@ -140,8 +140,11 @@ class ColgenBound:
     units); ``prices`` the task prices of the best bound (problem order of
     ``grid.tasks``); ``pool`` the columns that are real GPU sequences
     ``(gpus, problem tasks in order, model cost)``, including those the
-    master dropped; ``info["trace"]``: ``(seconds, exact passes, bound)``
-    at each better bound.
+    master dropped; ``support`` the last master LP's solution,
+    ``(gpus, problem tasks in order, user completion times, lambda)`` per
+    column of positive ``lambda`` (pseudo-schedules included: a start for
+    rounding heuristics); ``info["trace"]``: ``(seconds, exact passes,
+    bound)`` at each better bound.
     """
 
     bound: float
@@ -153,7 +156,7 @@ class ColgenBound:
     grid: Grid | None = None
     pool: list[tuple[tuple[int, ...], tuple[int, ...], float]] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
-
+    support: list[tuple[tuple[int, ...], tuple[int, ...], tuple[float, ...], float]] = field(default_factory=list)
 
 
 class _Master:
@@ -448,6 +451,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     views = [Coarse(c, k) if (k := c.coarse_factor()) > 1 else c for c in classes] if coarse else []
     if not any(isinstance(v, Coarse) for v in views):
         views = []
+    last_solution = (np.zeros(0), [])      # the last master LP's lambda and its columns
     step = 0.0      # the last pass's time outside the exact pricing (whose passes are timed apart)
     while passes < max_iter and bound < target - 1e-6 * max(1.0, abs(target)):
         t1 = time.perf_counter()
@@ -456,6 +460,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         lp, pi_lp, sigma = master.solve(deadline)
         if lp is None:
             break
+        last_solution = (np.asarray(master.h.getSolution().col_value, dtype=float), list(master.cols))
         if tentative:
             goal = min(goal, lp)
         pi_price = alpha * center + (1 - alpha) * pi_lp
@@ -543,7 +548,14 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             for (c, ks, _), cost in zip(master.cols, master.cost) if 0 < len(ks) == len(set(ks.tolist()))]
     real += [(tuple(c.gpus), tuple(g.tasks[c.tasks[ks]].tolist()), float(cost))
              for c, ks, _, cost in master.archive if len(ks)]
-    return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged,
+    support = []
+    lam, cols = last_solution
+    for q in np.flatnonzero(lam > 1e-9):
+        c, ks, ts = cols[q]
+        if len(ks):
+            support.append((tuple(c.gpus), tuple(g.tasks[c.tasks[ks]].tolist()),
+                            tuple((ts / g.Rj[c.gpus[0]]).tolist()), float(lam[q])))
+    return ColgenBound(model / g.scale, ub_user, proved=proved, converged=converged, support=support,
                        lp=None if not converged or lp is None else lp / g.scale, prices=center, grid=g, pool=real,
                        info={"passes": passes, "columns": len(master.cols), "classes": len(classes),
                              "lp_failures": master.failures,

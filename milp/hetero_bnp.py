@@ -36,8 +36,9 @@ the children's bounds stay valid):
   first among equal bounds;
 * schedules: each node's LP is rounded (every task on its class of largest
   ``x_ik``, in the order of its mean completion) and improved by a short
-  local search (:func:`heuristics.hetero.ils` from that start); a better
-  schedule tightens the pruning of every open node.
+  local search (:func:`heuristics.hetero.ils` from that start), the root's
+  last LP (:attr:`~bounds.hetero_colgen.ColgenBound.support`) before the
+  first node; a better schedule tightens the pruning of every open node.
 
 Only exact grids are branched (the generator's data always are): there a
 completion window in user time is a window of grid steps.
@@ -505,11 +506,27 @@ class _Tree:
         return kids
 
     def round(self, x: np.ndarray, dl: Deadline) -> None:
-        """Schedule from the LP solution: each task on its class of largest share, in the order of its mean
-        completion (earliest finish among the class's GPUs), then a short local search from it."""
+        """Schedule from the LP solution ``x`` of the tree's master (:meth:`round_support`)."""
+        self.round_support(self._support(x), dl)
+
+    def round_root(self, root: ColgenBound, dl: Deadline) -> None:
+        """:meth:`round_support` from the root's last master LP (:attr:`ColgenBound.support`)."""
+        by_gpus = {tuple(c.gpus): c for c in self.classes}
+        pos = {int(t): i for i, t in enumerate(self.g.tasks)}
+        supp = []
+        for gpus, tasks, times, lam in root.support:
+            c = by_gpus.get(tuple(gpus))
+            if c is not None and all(int(i) in pos for i in tasks):
+                supp.append((lam, c, np.array([pos[int(i)] for i in tasks], np.int64), np.asarray(times, float)))
+        if supp:
+            self.round_support(supp, dl)
+
+    def round_support(self, supp, dl: Deadline) -> None:
+        """Schedule from an LP solution (``(lambda, class, model tasks, user completions)`` per column): each
+        task on its class of largest share, in the order of its mean completion (earliest finish among the
+        class's GPUs), then a short local search from it."""
         from heuristics.hetero import ils
 
-        supp = self._support(x)
         K = len(self.classes)
         share, when = np.zeros((self.n, K)), np.zeros(self.n)
         for lam, c, tasks, times in supp:
@@ -594,6 +611,9 @@ def branch_and_price(problem: HeteroProblem, incumbent: Schedule, root: ColgenBo
                   prices=np.asarray(root.prices, float) if root.prices is not None else np.zeros(n))
     heap, serial = [first], 1
     info: dict[str, Any] = {"nodes": 0, "max_depth": 0}
+    # the root's LP rounded first: where the first node's column generation outlasts the budget (n = 100),
+    # it is the only rounding
+    tree.round_root(root, dl)
     t0 = time.perf_counter()
     stuck: list[float] = []       # integral LPs that are no schedule (several GPUs in a class): kept open
     while heap and (max_nodes is None or tree.nodes < max_nodes):

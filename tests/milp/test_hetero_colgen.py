@@ -181,3 +181,26 @@ def test_inexact_grid_skips_the_tree_and_still_agrees_with_cpsat():
     assert ours.lower_bound <= ref.objective + 1e-6
     assert ours.proven and ref.proven
     assert ours.objective == pytest.approx(ref.objective, abs=1e-6)
+
+
+def test_the_root_lp_is_rounded_before_the_first_node():
+    """The root's last master LP (``support``) covers every task once (the master's rows), on the classes'
+    GPUs within their completions' grid; the tree rounds it before any node, so even with no node processed
+    it returns a checked schedule no worse than the FIFO one, and a bound below it."""
+    import numpy as np
+
+    pb = hetero.generate(30, seed=24)
+    start = fifo(pb)
+    for passes in (4, None):
+        rt = colgen_bound(pb, start, time_limit=30, max_iter=passes or 10 ** 4)
+        cover = np.zeros(pb.n)
+        for gpus, tasks, times, lam in rt.support:
+            assert lam > 0 and len(tasks) == len(times)
+            assert all(pb.eligible[i, gpus[0]] for i in tasks)
+            assert all(t >= pb.arrival[i] + pb.p[i, gpus[0]] - 1e-9 for i, t in zip(tasks, times))
+            np.add.at(cover, list(tasks), lam)
+        assert np.allclose(cover, 1.0, atol=1e-6)
+        sched, lb, info = branch_and_price(pb, start, rt, Deadline(None), max_nodes=0)
+        assert info["roundings"] == 1 and info["nodes"] == 0
+        assert not hetero.check(pb, sched)
+        assert rt.bound - 1e-9 <= lb <= hetero.weighted_tardiness(pb, sched) <= hetero.weighted_tardiness(pb, start)
