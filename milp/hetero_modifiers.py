@@ -13,8 +13,11 @@ The passes are compiled (numba). A label of state ``(t, j)`` is the set
 strictly after it) with the best value and its neighbour job, and the best
 value with another neighbour (2-cycle elimination). The labels of a state
 are stored contiguously, sorted by ``S``, so the other direction finds the
-complementary label by binary search. A pass runs in chunks of time steps
-so that Python can check the deadline and grow the label arrays.
+complementary label by binary search. A set of up to 62 modifiers is one
+``int64`` (the kernels here); more modifiers, up to ``MAX_MODIFIERS``, make
+it a row of words (the kernels of :mod:`milp.hetero_labels`). A pass runs
+in chunks of time steps so that Python can check the deadline and grow the
+label arrays.
 
 Examples
 --------
