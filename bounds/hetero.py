@@ -465,7 +465,8 @@ def lower_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_l
     from bounds.hetero_colgen import colgen_bound
 
     # the master LP needs many more passes than the subgradient (it starts degenerate)
-    cg = colgen_bound(problem, upper, deadline=deadline, max_iter=10 * max_iter)
+    # a bound alone: the networks also fixed against the restricted master's value (a tentative upper bound)
+    cg = colgen_bound(problem, upper, deadline=deadline, max_iter=10 * max_iter, tentative=True)
     if cg is not None:
         return float(cg.bound)
     from bounds.hetero_multi import multi_bound

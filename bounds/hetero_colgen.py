@@ -120,8 +120,8 @@ SIMPLEX = 4
 NG = True
 #: Guessed slowdown of a first ng pricing pass against a plain one.
 NG_SLOWER = 10
-#: Whether reduced-cost fixing uses the restricted master's value as a tentative upper bound.
-TENTATIVE = True
+#: Whether reduced-cost fixing uses the restricted master's value as a tentative upper bound by default.
+TENTATIVE = False
 #: After the bound reaches a tentative value, the next one is this much higher (relative), at most
 #: ``MAX_RESTORES`` times before the incumbent's.
 RAISE = 0.02
@@ -247,7 +247,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
                  per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
                  pool: list | None = None, coarse: bool = True, ng: bool | None = None,
-                 tentative: bool = True) -> ColgenBound | None:
+                 tentative: bool | None = None) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -279,8 +279,10 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         ``None``: :data:`NG`.
     tentative
         Fix the networks against the restricted master's value while it is
-        below the incumbent's cost (module docstring; also off where
-        :data:`TENTATIVE` is ``False``).
+        below the incumbent's cost (module docstring); ``None``:
+        :data:`TENTATIVE` (off: the exact method's root and tree keep the
+        networks of the incumbent; :func:`bounds.hetero.lower_bound` turns
+        it on).
 
     Returns
     -------
@@ -295,7 +297,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     opt.number(smoothing, "smoothing", lo=0.0, hi=0.99)
     coarse = opt.flag(coarse, "coarse")
     ng = NG if ng is None else opt.flag(ng, "ng")
-    tentative = opt.flag(tentative, "tentative")
+    tentative = TENTATIVE if tentative is None else opt.flag(tentative, "tentative")
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit
@@ -443,7 +445,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     best, center = 0.0, np.zeros(n)
     # bound: the best valid value, min(L, cap(theta_net)), theta_net the cost up to which the network keeps
     # every schedule; a tentative theta_net below the incumbent is the restricted master's value (module doc)
-    bound, theta_net, goal, tentative, restores = 0.0, theta, theta, TENTATIVE and tentative, 0
+    bound, theta_net, goal, restores = 0.0, theta, theta, 0
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
     last_fix, trace, since_fine, heuristic = None, [], 0, 0

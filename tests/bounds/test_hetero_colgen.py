@@ -65,10 +65,10 @@ def tiny(draw):
 
 
 @settings(max_examples=80, deadline=None)
-@given(tiny(), st.integers(1, 40))
-def test_bound_never_above_the_brute_force_optimum(pb, passes):
+@given(tiny(), st.integers(1, 40), st.booleans())
+def test_bound_never_above_the_brute_force_optimum(pb, passes, tentative):
     opt = brute_multi(pb)
-    res = colgen_bound(pb, time_limit=None, max_iter=passes)
+    res = colgen_bound(pb, time_limit=None, max_iter=passes, tentative=tentative)
     assert res is not None
     assert res.bound <= opt + 1e-9 * max(1.0, opt)
     if res.proved:
@@ -246,12 +246,12 @@ def test_tentative_fixing_keeps_the_bound_below_the_optimum_and_at_least_the_lp(
     opt = solve_optimal(pb, backend="cpsat", time_limit=60)
     assert opt.proven
     plain = colgen_bound(pb, start, time_limit=60, ng=False, tentative=False)
-    tent = colgen_bound(pb, start, time_limit=60, ng=False)
+    tent = colgen_bound(pb, start, time_limit=60, ng=False, tentative=True)
     assert plain.converged and (tent.converged or tent.proved)
     assert tent.info["restores"] >= 1      # the master's value was reached: the networks were restored
     assert tent.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
     assert tent.bound >= plain.lp - 1e-6 * max(1.0, plain.lp)
     # stopped after a few passes, the capped bound is still below the optimum
     for passes in (3, 8, 15):
-        early = colgen_bound(pb, start, time_limit=60, max_iter=passes)
+        early = colgen_bound(pb, start, time_limit=60, max_iter=passes, tentative=True)
         assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
