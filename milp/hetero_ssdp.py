@@ -429,13 +429,12 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
         if cap is not None and time.perf_counter() > cap and not lower("round time"):
             return _Round("labels", bound, target, step, path)
         cands = _candidates(net, path, search.modifiers)
-        room = search.max_modifiers - len(search.modifiers)
+        # one-word sets while the target can still be lowered (a lower target decides with fewer labels than
+        # wider sets make); sets of several words only once the target is down at the bound
+        most = search.max_modifiers if target <= max(floor, bound) else min(search.max_modifiers, search.WORD_BITS)
+        room = most - len(search.modifiers)
         fresh = bool(cands) and room > 0
-        if fresh and len(search.modifiers) >= search.WORD_BITS and lower("one-word sets full"):
-            # a lower target first, with the modifiers kept: it decides with fewer labels than wider sets would
-            # make; sets of several words only once the target is down at the bound
-            fresh = False
-        elif not fresh and not lower("modifier limit"):
+        if not fresh and not lower("modifier limit"):
             return _Round("modifier limit", bound, target, step, path)
         before = len(search.modifiers)
         if fresh:
