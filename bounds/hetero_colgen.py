@@ -353,11 +353,11 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         ng neighbourhoods are set (a weaker relaxation, a valid ``L`` too)."""
         total, labs = float(pi.sum()), []
         for c in classes:
-            # a pass that would end past the deadline is not started (horizons only shrink: the last
-            # pass's time bounds the next one's)
+            # a pass that would end past the deadline is not started (horizons only shrink, but where the
+            # networks are restored: the last pass's time, scaled there, bounds the next one's)
             t1 = time.perf_counter()
             guess = PASS_SECONDS * c.alive.size * (1 if c.N is None or plain else NG_SLOWER)
-            if deadline is not None and t1 + (guess if plain else c.work.get("seconds", guess)) >= deadline:
+            if deadline is not None and t1 + c.work.get("seconds", guess) >= deadline:
                 return -math.inf, labs
             if plain:
                 lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks], c.work)
@@ -496,6 +496,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                     goal = theta if restores >= MAX_RESTORES else min(
                         theta, theta_net + RAISE * max(1.0, abs(theta_net)))
                     for c, (a0, h0) in zip(classes, alive0):
+                        # the next passes are longer again: their time guessed from the last one, by size
+                        c.work["seconds"] = c.work.get("seconds", 0.0) * a0.size / max(1, c.alive.size)
                         c.alive, c.H = a0.copy(), h0
                     at, at_labs = price(center, plain=True)
                     theta_net, last_fix = goal, None

@@ -255,3 +255,20 @@ def test_tentative_fixing_keeps_the_bound_below_the_optimum_and_at_least_the_lp(
     for passes in (3, 8, 15):
         early = colgen_bound(pb, start, time_limit=60, max_iter=passes, tentative=True)
         assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+
+
+@pytest.mark.parametrize("n,seed,limit", [(40, 25, 1.5), (60, 26, 3.0)])
+def test_lower_bound_keeps_its_time_limit_across_restored_networks(n, seed, limit):
+    """The bound alone fixes against tentative values and restores its networks when the bound passes them:
+    the passes after a restore are longer, and the time limit still holds."""
+    import time
+
+    from bounds.hetero import lower_bound
+    from heuristics.hetero import fifo
+
+    pb = hetero.generate(n, seed=seed)
+    start = fifo(pb)
+    t = time.perf_counter()
+    b = lower_bound(pb, start, time_limit=limit)
+    assert time.perf_counter() - t <= limit
+    assert 0.0 <= b <= hetero.weighted_tardiness(pb, start) + 1e-9

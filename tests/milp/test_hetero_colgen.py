@@ -122,7 +122,7 @@ def test_tree_optimum_equals_cpsat(n, seed, gpus):
 
 def test_tree_keeps_its_time_limit_and_a_valid_bound():
     # a root of five pricing passes: the first node's column generation alone outlasts the limit
-    pb = hetero.generate(50, seed=23)
+    pb = hetero.generate(70, seed=23)
     start = fifo(pb)
     rt = colgen_bound(pb, start, time_limit=30, max_iter=5)
     t = Deadline(2.0)
