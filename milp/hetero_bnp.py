@@ -82,6 +82,9 @@ PER_CLASS = 12
 SMOOTHING = 0.5
 #: Seconds of local search from each node's rounded LP solution.
 ROUNDING_SECONDS = 0.15
+#: Share of the remaining budget for the local search from the root's LP when the root did not converge
+#: (its first node is then unlikely to converge either, and no other rounding would run).
+ROOT_WALK_SHARE = 0.2
 #: Pool columns beyond which a node starts by deleting the half of least use to it (reduced cost).
 MAX_COLUMNS = 4000
 #: Branching candidates of each kind probed at a node.
@@ -519,12 +522,14 @@ class _Tree:
             if c is not None and all(int(i) in pos for i in tasks):
                 supp.append((lam, c, np.array([pos[int(i)] for i in tasks], np.int64), np.asarray(times, float)))
         if supp:
-            self.round_support(supp, dl)
+            rem = dl.remaining()
+            walk = ROUNDING_SECONDS if root.converged or rem is None else max(ROUNDING_SECONDS, ROOT_WALK_SHARE * rem)
+            self.round_support(supp, dl, walk)
 
-    def round_support(self, supp, dl: Deadline) -> None:
+    def round_support(self, supp, dl: Deadline, seconds: float = ROUNDING_SECONDS) -> None:
         """Schedule from an LP solution (``(lambda, class, model tasks, user completions)`` per column): each
         task on its class of largest share, in the order of its mean completion (earliest finish among the
-        class's GPUs), then a short local search from it."""
+        class's GPUs), then a local search of ``seconds`` from it."""
         from heuristics.hetero import ils
 
         K = len(self.classes)
@@ -552,7 +557,7 @@ class _Tree:
         if check(self.problem, start):
             return
         rem = dl.remaining()
-        budget = ROUNDING_SECONDS if rem is None else min(ROUNDING_SECONDS, 0.5 * rem)
+        budget = seconds if rem is None else min(seconds, 0.5 * rem)
         self.roundings += 1
         sched = ils(self.problem, time_limit=budget, start=start,
                     seed=(self.seed + self.roundings) % (opt.MAX_SEED + 1))
