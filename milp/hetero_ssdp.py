@@ -43,7 +43,9 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    memory. When even the lowest target is too large, more multiplier passes
    narrow the gap (their relaxed paths repaired into schedules too) and the
    rounds start again; when those passes no longer raise the bound, the
-   label limit doubles (up to four times).
+   label limit doubles (up to four times), or, where the rounds had filled
+   the 62 modifiers of a one-word set, the rounds go on with more modifiers
+   in sets of several words (:mod:`milp.hetero_labels`).
 
 Why this rather than a time-indexed MILP with the bound: the dynamic programs
 exploit the structure (one machine, no idle time, integer times) that a MILP
@@ -305,13 +307,14 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     mu, path = relax.mu, relax.path
     counters = {"modifier_passes": 0, "modifier_rounds": 0}
     labels = MAX_LABELS
+    wide = False
     # the first target halfway: a round below the incumbent prunes more, and an empty one still raises the bound
     step = max(0, (ub - 1 - bound) // 2)
     target = bound + step
     while not dl.expired():
         base = (net.alive.copy(), net.mask.copy())
         counters["modifier_rounds"] += 1
-        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels)
+        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels, wide)
         info.update(counters)
         target, step = out.target, out.step
         bound = max(bound, min(out.bound, target + 1))
@@ -357,6 +360,15 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             target = bound + step
             say(f"label limit {labels:,}, tentative target {target * sm.cost_unit:g}")
             continue
+        if relax.bound <= old + 1e-9 and out.status == "modifier limit" and not wide:
+            # the multipliers are at their best and the one-word sets full at the bound: more modifiers, in sets
+            # of several words, are what is left to try
+            wide = True
+            step = max(0, (ub - 1 - bound) // 2)
+            target = bound + step
+            info["wide_sets"] = True
+            say(f"sets of several words, tentative target {target * sm.cost_unit:g}")
+            continue
         if relax.bound <= old + 1e-9:
             info["stopped"] = "label limit" if out.status == "labels" else out.status
             return result(bound, info["stopped"])
@@ -381,7 +393,8 @@ class _Round:
 
 
 def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, counters: dict, improve, say,
-           sm: hb.SingleMachine, floor: float, step: float, max_labels: int = MAX_LABELS) -> _Round:
+           sm: hb.SingleMachine, floor: float, step: float, max_labels: int = MAX_LABELS,
+           wide: bool = False) -> _Round:
     """Modifier passes that decide whether a schedule of cost ``<= target`` exists.
 
     Jobs the relaxed path misses or repeats (:func:`_candidates`) join the
@@ -399,8 +412,8 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     target uses, none of cost at most the new one uses (Tanaka, Fujikuma &
     Araki's tentative upper bound, lowered without losing the work done).
     The round ends ``"labels"`` or ``"modifier limit"`` only when the target
-    is down at the bound; there, more modifiers than one word holds go on in
-    sets of several words (:mod:`milp.hetero_labels`).
+    is down at the bound; there, with ``wide``, more modifiers than one word
+    holds go on in sets of several words (:mod:`milp.hetero_labels`).
     """
     search = ModifierSearch(net, mu, target + 0.5, prec=prec)
     bound, add = -INF, 4
@@ -431,7 +444,8 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
         cands = _candidates(net, path, search.modifiers)
         # one-word sets while the target can still be lowered (a lower target decides with fewer labels than
         # wider sets make); sets of several words only once the target is down at the bound
-        most = search.max_modifiers if target <= max(floor, bound) else min(search.max_modifiers, search.WORD_BITS)
+        most = search.max_modifiers if wide and target <= max(floor, bound) else min(search.max_modifiers,
+                                                                                     search.WORD_BITS)
         room = most - len(search.modifiers)
         fresh = bool(cands) and room > 0
         if not fresh and not lower("modifier limit"):
