@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds.hetero_dp import lowest_bit, njit
+from instances.options import known_options
 
 __all__ = ["WORD_BITS", "words_for", "widen"]
 
@@ -38,6 +39,7 @@ WORD_BITS = 62
 _GOLD = np.uint64(11400714819323198485)
 
 
+@known_options
 def words_for(m: int, word_bits: int = WORD_BITS) -> int:
     """Words of a set of ``m`` modifier jobs (at least one).
 
@@ -47,6 +49,7 @@ def words_for(m: int, word_bits: int = WORD_BITS) -> int:
     return max(1, (int(m) + word_bits - 1) // word_bits)
 
 
+@known_options
 def widen(S: np.ndarray, K: int) -> np.ndarray:
     """Sets ``S`` (1-D narrow or 2-D) as ``K``-word rows, the added words zero (order kept)."""
     S2 = S.reshape(len(S), -1)
