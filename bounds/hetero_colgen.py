@@ -34,8 +34,10 @@ Heuristic pricing: a class with a long horizon is also priced on a coarse
 view (steps of several grid steps, data rounded to the nearest step), whose
 cheapest paths are re-timed on the class's own grid and join the master when
 they price out at the LP's duals; the exact pricing (and so ``L``, the bound
-and the convergence test) runs when the views find nothing, and at least
-every :data:`FINE_EVERY` passes. The master keeps at most
+and the convergence test) runs when the views find nothing, at least every
+:data:`FINE_EVERY` passes, and in place of a heuristic pass after which no
+exact one would fit before the deadline (the bound then comes from the last
+LP's prices; ``info["final_exact"]`` counts these). The master keeps at most
 :data:`MAX_COLUMNS` columns (those with the largest reduced costs go).
 
 Elementarity: once the LP converges on pseudo-schedules that repeat a task,
@@ -126,6 +128,8 @@ TENTATIVE = False
 #: ``MAX_RESTORES`` times before the incumbent's.
 RAISE = 0.02
 MAX_RESTORES = 3
+#: Whether an exact pass replaces the heuristic one where the next would leave no time for an exact pass.
+FINAL_EXACT = True
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
 
@@ -448,7 +452,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     bound, theta_net, goal, restores = 0.0, theta, theta, 0
     alpha = smoothing
     lp, converged, passes, mispriced, fixed, dropped = None, False, 0, 0, 0, 0
-    last_fix, trace, since_fine, heuristic = None, [], 0, 0
+    last_fix, trace, since_fine, heuristic, forced = None, [], 0, 0, 0
     # the heuristic passes price the short classes exactly, the long ones on coarse views
     views = [Coarse(c, k) if (k := c.coarse_factor()) > 1 else c for c in classes] if coarse else []
     if not any(isinstance(v, Coarse) for v in views):
@@ -467,7 +471,12 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             goal = min(goal, lp)
         pi_price = alpha * center + (1 - alpha) * pi_lp
         new = []
-        if views and since_fine < FINE_EVERY:
+        # L comes from exact passes only: near the deadline one is due now when another heuristic pass would
+        # leave no time for it (the LP has moved since the last one)
+        last_call = deadline is not None and FINAL_EXACT and t1 + 2 * step + sum(
+            c.work.get("seconds", PASS_SECONDS * c.alive.size) for c in classes) >= deadline
+        forced += bool(views) and since_fine < FINE_EVERY and last_call
+        if views and since_fine < FINE_EVERY and not last_call:
             since_fine += 1
             heuristic += 1
             labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[getattr(v, "cls", v).tasks], v.work))
@@ -566,6 +575,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                              "grid": (1.0 / g.Rj).tolist(), "exact_grid": g.exact, "mispriced": mispriced,
                              "fixed": fixed, "dropped_columns": dropped, "model_upper": ub,
                              "horizons": [c.H for c in classes], "trace": trace, "heuristic_passes": heuristic,
+                             "final_exact": forced,
                              "view_paths": counts[0], "view_columns": counts[1], "ng_growth": growth[0],
                              "theta": theta_net / g.scale, "restores": restores,
                              "ng": {tuple(c.gpus): c.N.copy() for c in classes if c.N is not None},
