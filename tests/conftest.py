@@ -5,7 +5,9 @@ for, with ``pytest --run-slow`` (or ``pytest -m slow`` for only them), so the
 default suite stays within CI's budget on two cores.
 """
 
+import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -18,6 +20,18 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pytest_configure(config):
+    # the controller of several workers compiles the numba kernels once, split over two processes, before the
+    # workers start; otherwise each worker compiles the same kernels (about a minute on a fresh checkout)
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    spec = importlib.util.spec_from_file_location("kernel_warmup", Path(__file__).with_name("kernel_warmup.py"))
+    warmup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(warmup)
+    if warmup.cold():
+        warmup.warm_up()
 
 
 def pytest_addoption(parser):

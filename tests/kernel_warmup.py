@@ -1,0 +1,112 @@
+"""Compile the numba kernels once, in two processes, before the test workers start.
+
+A fresh checkout has no numba cache: without this, each of the suite's
+workers compiles the kernels it meets, mostly the same ones at the same time.
+``tests/conftest.py`` runs this module as two processes, one for the
+single-machine kernels and one for the several-GPU kernels, which write
+numba's cache; the workers then load the compiled kernels from it. The
+workloads are small runs that reach every kernel with the argument types the
+package uses; on a warm cache each part takes a second or two.
+
+Run by hand: ``python tests/kernel_warmup.py single`` (or ``several``).
+"""
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PARTS = ("single", "several")
+
+
+def kernel_modules() -> list[str]:
+    """The package modules that define cached numba kernels."""
+    out = []
+    for package in ("bounds", "milp", "heuristics", "instances"):
+        for path in sorted((ROOT / package).glob("*.py")):
+            if re.search(r"^@(numba\.)?n?jit\(.*cache=True", path.read_text(), re.M):
+                out.append(f"{package}.{path.stem}")
+    return out
+
+
+def cold() -> bool:
+    """Whether a kernel module has no cache index newer than its source (a fresh checkout, or an edit).
+
+    Kernels called only from other kernels are compiled into their callers and have no index of their own,
+    so a module counts as compiled when any of its kernels has one.
+    """
+    from numba.core.registry import CPUDispatcher
+
+    for name in kernel_modules():
+        module = importlib.import_module(name)
+        source = os.path.getmtime(module.__file__)
+        indexes = [getattr(getattr(obj._cache, "_cache_file", None), "_index_path", None)
+                   for obj in vars(module).values()
+                   if isinstance(obj, CPUDispatcher) and obj.__module__ == name and obj._cache is not None]
+        if not any(i is not None and os.path.exists(i) and os.path.getmtime(i) >= source for i in indexes):
+            return True
+    return False
+
+
+def warm_up() -> None:
+    """Run the parts at the same time, each in its own process; a part that fails is left to the tests."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    procs = [subprocess.Popen([sys.executable, __file__, part], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for part in PARTS]
+    for proc in procs:
+        proc.wait()
+
+
+def single() -> None:
+    """The single-machine method: time-indexed network, multipliers, modifier sets of one and of several words."""
+    import numpy as np
+
+    from bounds.hetero_dp import Grid, tardiness_precedences
+    from bounds.hetero_ti import tardiness_costs
+    from instances.hetero import orlib_wt40
+    from milp import hetero_modifiers as hm
+    from milp import solve_optimal
+
+    from bounds.hetero import lower_bound
+    from heuristics.hetero import fifo
+
+    wt = orlib_wt40(39)
+    solve_optimal(wt, time_limit=20)
+    lower_bound(wt, fifo(wt), time_limit=2)
+    rng = np.random.default_rng(0)
+    p, w, d = rng.integers(1, 8, 7), rng.integers(0, 6, 7), rng.integers(0, 30, 7)
+    old = hm.ModifierSearch.WORD_BITS
+    try:
+        for bits in (62, 3):
+            hm.ModifierSearch.WORD_BITS = bits
+            grid = Grid(p, tardiness_costs(p, w, d), weights=w)
+            search = hm.ModifierSearch(grid, rng.normal(0, 3, 7), 1e9, prec=tardiness_precedences(p, w, d, grid.rank))
+            search.add(range(7))
+            search.forward()
+            search.backward()
+    finally:
+        hm.ModifierSearch.WORD_BITS = old
+
+
+def several() -> None:
+    """Several GPUs: column generation with ng-routes, tentative fixing, branch-and-price."""
+    from bounds.hetero import lower_bound
+    from heuristics.hetero import fifo
+    from instances import hetero
+    from milp import solve_optimal
+
+    for n in (12, 20):
+        pb = hetero.generate(n, seed=25)
+        lower_bound(pb, fifo(pb), time_limit=60)
+    # larger networks take the ng phase's wider label arrays
+    pb = hetero.generate(60, seed=26)
+    lower_bound(pb, fifo(pb), time_limit=3)
+    solve_optimal(hetero.generate(12, seed=1), time_limit=60)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    {"single": single, "several": several}[sys.argv[1]]()
