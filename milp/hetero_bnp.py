@@ -31,9 +31,12 @@ the children's bounds stay valid):
   (the heaviest, most fractional ones) and the tasks whose completion
   differs between columns (split at the lambda-weighted mean completion);
   each candidate's children are probed by one pricing pass at the node's
-  best prices (a valid Lagrangian bound of the child), and the candidate
-  whose weaker child is strongest wins. Best bound first, deeper nodes
-  first among equal bounds;
+  best prices (a valid Lagrangian bound of the child, where the child
+  starts) and by the master LP over the child's columns without pricing
+  (an estimate from above of the child's LP: strong branching on the
+  restricted master); the candidate whose two estimated gains over the
+  node's LP have the largest product wins (the product rule). Best bound
+  first, deeper nodes first among equal bounds;
 * schedules: each node's LP is rounded (every task on its class of largest
   ``x_ik``, in the order of its mean completion) and improved by a short
   local search (:func:`heuristics.hetero.ils` from that start), the root's
@@ -89,6 +92,8 @@ ROOT_WALK_SHARE = 0.2
 MAX_COLUMNS = 4000
 #: Branching candidates of each kind probed at a node.
 PROBES = 4
+#: Whether a candidate's children are also valued by the master LP restricted to their columns (no pricing).
+LP_PROBE = True
 #: Tolerance on LP values (model cost units are integers).
 EPS = 1e-6
 
@@ -463,8 +468,10 @@ class _Tree:
         """The children of ``node`` (``None`` when the LP solution is integral).
 
         Each candidate's two children are probed by one pricing pass at the node's best prices (a valid
-        Lagrangian bound of the child); the candidate whose weaker child is strongest wins, and the children
-        start from their probed bounds (a child already at the incumbent is left out).
+        Lagrangian bound of the child) and, with :data:`LP_PROBE`, by the master LP over the child's columns
+        (an estimate); the candidate of largest product of estimated gains wins (without: whose weaker
+        child's bound is strongest), and the children start from their probed bounds (a child already at
+        the incumbent is left out). The master's column bounds are the node's again afterwards.
         """
         cands = self._candidates(self._support(x))
         if not cands:
@@ -472,10 +479,11 @@ class _Tree:
         values = [lab.value for lab in self.price(prices, alive)[1]]
         base = float(prices.sum())
         best = None
+        lp0 = float(self.master.h.getInfo().objective_function_value)    # the node's converged LP
         for kind, i, arg in cands:
             if best is not None and dl.expired():
                 break
-            Ls = []
+            Ls, est = [], []
             for side in (0, 1):
                 al, changed = self._child_alive(alive, kind, i, arg, side)
                 v = list(values)
@@ -486,9 +494,18 @@ class _Tree:
                     else:
                         v[r] = c.forward(self._shrink(al[r]), prices[c.tasks]).value
                 Ls.append(base + sum(c.m * vr for c, vr in zip(self.classes, v)))
-            key = (min(Ls), max(Ls))
+                if LP_PROBE:
+                    self.master.restrict(al)
+                    out = self.master.solve(dl)
+                    est.append(max(Ls[-1], out[0] if out is not None else -math.inf))
+            if LP_PROBE and len(est) == 2:
+                key = (max(est[0] - lp0, EPS) * max(est[1] - lp0, EPS), min(Ls))
+            else:
+                key = (min(Ls), max(Ls))
             if best is None or key > best[0]:
                 best = (key, kind, i, arg, Ls)
+        if LP_PROBE:
+            self.master.restrict(alive)
         _, kind, i, arg, Ls = best
         kids = []
         for side in (0, 1):

@@ -120,6 +120,38 @@ def test_tree_optimum_equals_cpsat(n, seed, gpus):
     assert lb2 <= ref.objective + 1e-6
 
 
+def test_lp_probes_leave_the_master_as_the_node_had_it(monkeypatch):
+    """Branching candidates are also valued by the master LP restricted to each child's columns: after the
+    probes every column bound of the master is the node's again, and the tree proves the optimum the tree
+    without these probes proves."""
+    import numpy as np
+
+    import milp.hetero_bnp as bnp
+
+    pb = hetero.generate(16, seed=31)
+    start = fifo(pb)
+    rt = colgen_bound(pb, start, time_limit=60)
+    monkeypatch.setattr(bnp, "LP_PROBE", False)
+    plain, _, pinfo = branch_and_price(pb, start, rt, Deadline(120))
+    same = []
+    branch = bnp._Tree.branch
+
+    def spy(self, *args):
+        before = self.master.upper.copy()
+        kids = branch(self, *args)
+        same.append(np.array_equal(before, self.master.upper))
+        return kids
+
+    monkeypatch.setattr(bnp, "LP_PROBE", True)
+    monkeypatch.setattr(bnp._Tree, "branch", spy)
+    sched, lb, info = branch_and_price(pb, start, rt, Deadline(120))
+    assert pinfo["proved"] and info["proved"] and info["nodes"] > 1
+    assert same and all(same)
+    assert not hetero.check(pb, sched)
+    assert hetero.weighted_tardiness(pb, sched) == pytest.approx(hetero.weighted_tardiness(pb, plain), abs=1e-6)
+    assert lb == pytest.approx(hetero.weighted_tardiness(pb, plain), abs=1e-6)
+
+
 def test_tree_keeps_its_time_limit_and_a_valid_bound():
     # a root of five pricing passes: the first node's column generation alone outlasts the limit
     pb = hetero.generate(70, seed=23)
