@@ -221,7 +221,8 @@ FIRST_STAGE_PASSES = 3
 @known_options
 def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = None,
                max_iter: int = 300, expand: float = 1.0, improve=None, restarts: int = 0,
-               slower: float = 1.0, min_scale: float = 1e-4, improve_every: int = 50) -> Relaxation:
+               slower: float = 1.0, min_scale: float = 1e-4, improve_every: int = 50,
+               level_gap: float | None = None) -> Relaxation:
     """Multipliers of the grid's relaxation in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4).
 
     First the cheap relaxation without the adjacency and 2-cycle rules
@@ -235,8 +236,8 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     ``upper`` optimal. ``improve`` (a relaxed path to the cost of a schedule
     built from it, or ``None``) is tried on the first stage's path, and the
     grid stage calls it as :func:`~bounds.hetero_subgradient.optimize` says;
-    ``restarts``, ``slower``, ``min_scale`` and ``improve_every`` are that
-    stage's options of the same name.
+    ``restarts``, ``slower``, ``min_scale``, ``improve_every`` and
+    ``level_gap`` are that stage's options of the same name.
     """
     opt.integer(max_iter, "max_iter", lo=0)
     first = optimize(Successive(net), upper, sequence, deadline=deadline,
@@ -257,7 +258,7 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     start = first.mu if at_first >= net.forward(prices).bound else prices
     return optimize(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE,
                     expand=expand, restarts=restarts, slower=slower, min_scale=min_scale, improve=improve,
-                    improve_every=improve_every)
+                    improve_every=improve_every, level_gap=level_gap)
 
 
 @known_options

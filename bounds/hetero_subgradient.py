@@ -26,7 +26,7 @@ from bounds.hetero_ti import INF, Network
 from instances import options as opt
 from instances.options import known_options
 
-__all__ = ["Relaxation", "StepScale", "optimize", "initial_multipliers", "deflected"]
+__all__ = ["Relaxation", "StepScale", "TargetLevel", "optimize", "initial_multipliers", "deflected"]
 
 
 @dataclass
@@ -140,12 +140,74 @@ class StepScale:
         return False
 
 
+class TargetLevel:
+    """A target level that moves with the best bound: the variable target value rule.
+
+    Polyak steps aim at ``level = min(upper, best + delta)`` rather than at
+    the incumbent ``upper`` with a shrinking scale (the level methods of
+    Brännlund 1995 and Goffin & Kiwiel 1999, "Convergence of a simple
+    subgradient level method", Math. Programming 85). ``delta`` starts at
+    ``upper - L`` of the first pass (a step towards the incumbent); once the
+    bound has risen by ``reach`` times ``delta`` since the level was set, the
+    level is reached and ``delta`` grows by ``grow`` (the target was below
+    the dual optimum); after ``patience`` passes without that, it shrinks by
+    ``shrink`` (the target was above it). Each change sets a new level from
+    the best bound. A step is ``(level - L) / |d|^2`` times the scale: a pass
+    far below the best bound gets a long step back, one near it a step of
+    about ``delta``.
+
+    Examples
+    --------
+    >>> r = TargetLevel(patience=2)
+    >>> [r.record(L, 10.0) for L in (0.0, 6.0, 6.0, 5.0)], r.best, r.delta
+    ([True, True, False, False], 6.0, 2.0)
+    >>> r.level(10.0)
+    8.0
+    """
+
+    @known_options
+    def __init__(self, patience: int, grow: float = 1.5, shrink: float = 0.5, reach: float = 0.5) -> None:
+        self.best = -INF
+        self.patience = patience
+        self.grow, self.shrink, self.reach = float(grow), float(shrink), float(reach)
+        self.delta = None
+        self.base = -INF
+        self.stall = 0
+
+    def level(self, upper: float) -> float:
+        """The target of the next step (never above the incumbent ``upper``)."""
+        return upper if self.delta is None else min(upper, self.best + self.delta)
+
+    def reset(self, upper: float) -> None:
+        """Aim at the incumbent again (a restart)."""
+        self.delta, self.base, self.stall = max(upper - self.best, 0.0), self.best, 0
+
+    def record(self, L: float, upper: float) -> bool:
+        """Note the bound ``L`` of one pass towards the incumbent ``upper``;
+        True when it is a new best."""
+        better = L > self.best + 1e-9 * max(1.0, abs(L))
+        if better:
+            self.best = L
+        if self.delta is None:
+            self.delta, self.base = max(upper - L, 0.0), L
+            return better
+        if self.best >= self.base + self.reach * self.delta:
+            self.delta = min(self.delta * self.grow, max(upper - self.best, 0.0))
+            self.base, self.stall = self.best, 0
+        else:
+            self.stall += 1
+            if self.stall >= self.patience:
+                self.delta *= self.shrink
+                self.base, self.stall = self.best, 0
+        return better
+
+
 @known_options
 def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_iter: int = 400,
              step: float = 1.5, patience: int = 6, eliminate_every: int = 8, integral: bool = True,
              mu0: np.ndarray | None = None, deflection: float = 1.0, expand: float = 1.0,
              restarts: int = 0, slower: float = 1.0, min_scale: float = 1e-4, improve=None,
-             improve_every: int = 50) -> Relaxation:
+             improve_every: int = 50, level: bool = False, level_gap: float | None = None) -> Relaxation:
     """Subgradient optimisation of the multipliers, with elimination.
 
     Polyak steps towards ``upper`` (the cost of a known schedule, e.g.
@@ -169,6 +231,16 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     ``max_iter`` passes, when the step vanishes, or before ``deadline`` (a ``time.perf_counter`` value):
     a pass or an elimination is not started when the last one of its kind
     would not fit, so the deadline is kept rather than overrun by one pass.
+    With ``level`` the steps aim at a level that moves with the best bound
+    (:class:`TargetLevel`) from the start. With ``level_gap`` each restart
+    chooses: while the gap left, ``upper - best``, is at least ``level_gap``
+    times the incumbent, it aims at such a level (with the restarts'
+    patience), otherwise it takes the halving rule's full step towards
+    ``upper``. The quick halving proves most instances in few passes; where
+    it stalls far below the incumbent, the level keeps climbing (a level
+    below the dual optimum is reached and grows, one above it shrinks, and a
+    pass far below the best bound gets a long step back), and where the gap
+    is narrow, steps aimed at the incumbent itself are what closes it.
     ``improve``, a callable, gets the relaxed path after ``improve_every / 5``
     and ``improve_every / 2`` passes, then every ``improve_every``, and
     returns the cost of a better schedule made from it, or None: ``upper``
@@ -200,7 +272,10 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     since = 0
     trace = []
     evals = 0
-    rule = StepScale(step, patience, expand)
+    level = opt.flag(level, "level")
+    if level_gap is not None:
+        level_gap = opt.number(level_gap, "level_gap", lo=0.0)
+    rule = TargetLevel(patience) if level else StepScale(step, patience, expand)
     d_prev = None
     restart_best = -INF
     t_pass = t_elim = 0.0
@@ -216,7 +291,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         if not math.isfinite(L):            # no path left: every schedule costs more than theta
             rule.best, best_mu, best_path = INF, mu.copy(), []
             break
-        if rule.record(L):
+        if rule.record(L, upper) if level else rule.record(L):
             best_mu, best_path = mu.copy(), path
             since += 1
         trace.append(rule.best)
@@ -228,13 +303,24 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
                 theta = upper - 0.5 if integral else upper
         if rule.best > theta:
             break
-        if rule.scale < min_scale:
+        if (rule.delta < min_scale * max(1.0, upper - rule.best)) if level else rule.scale < min_scale:
             # the step collapsed; from the best multipliers with a full step again while that still pays
             if restarts <= 0 or rule.best <= restart_best + 1e-6 * max(1.0, abs(rule.best)):
                 break
             restarts -= 1
             restart_best = rule.best
-            rule.scale, rule.stall, d_prev = step, 0, None
+            if level_gap is not None:
+                # a wide gap: a level that moves with the bound climbs on; a narrow one: steps towards the incumbent
+                wide = upper - rule.best >= level_gap * max(1.0, abs(upper))
+                if wide != level:
+                    best, kept = rule.best, rule.patience
+                    rule = TargetLevel(kept) if wide else StepScale(step, kept, expand)
+                    rule.best, level = best, wide
+            if level:
+                rule.reset(upper)
+            else:
+                rule.scale, rule.stall = step, 0
+            d_prev = None
             rule.patience = max(1, int(round(rule.patience * slower)))
             mu = best_mu.copy()
             continue
@@ -253,7 +339,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         if not g.any():   # the relaxed path is a schedule: its cost L is optimal
             break
         dvec = d_prev = deflected(g, d_prev, deflection)
-        mu = mu + rule.scale * (upper - L) / float(dvec @ dvec) * dvec
+        gain = step * (rule.level(upper) - L) if level else rule.scale * (upper - L)
+        mu = mu + gain / float(dvec @ dvec) * dvec
     best = rule.best
     bound = best if not reduced else min(best, upper)
     if reduced and best > theta:

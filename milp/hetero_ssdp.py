@@ -14,8 +14,10 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    from the cheap relaxation without those rules, then by subgradient
    optimisation towards the incumbent (:func:`_multipliers`; the step
    grows on each better bound and, when it collapses while the bound still
-   rises, restarts from the best multipliers with a step that decays more
-   slowly), with elimination of every arc that no schedule cheaper than the
+   rises, restarts from the best multipliers, where the gap is still wide
+   with Polyak steps towards a level that moves with the bound,
+   :class:`bounds.hetero_subgradient.TargetLevel`), with elimination of
+   every arc that no schedule cheaper than the
    incumbent can use. On most OR-Library instances the
    reduced network has no path left, which proves the incumbent optimal.
    Relaxed paths repaired into schedules (then improved by dynasearch),
@@ -98,6 +100,9 @@ GRID_RESTARTS = 2
 GRID_MIN_SCALE = 0.01
 #: Patience factor of each restart: a step that decays more slowly climbs on where the quick one stalled.
 GRID_SLOWER = 4.0
+#: A restart of the subgradient aims at a level that moves with the bound while the gap left is at least this share
+#: of the incumbent, and at the incumbent itself below it.
+LEVEL_GAP = 0.001
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
 #: Seconds of the ILS per job when no hint is given (times n / 100 beyond 100 jobs; at most 1 s and 10 % of the
@@ -121,7 +126,7 @@ THREE_JOB_ROUNDS = 2
 
 
 _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
-                    improve_every=IMPROVE_EVERY)
+                    improve_every=IMPROVE_EVERY, level_gap=LEVEL_GAP)
 
 
 def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None) -> Relaxation:
@@ -129,10 +134,13 @@ def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None)
     (:func:`bounds.hetero_subgradient.optimize`): the step halves after
     ``GRID_PATIENCE`` passes without a better bound and grows by
     ``GRID_EXPAND`` on each better one; when it has fallen below
-    ``GRID_MIN_SCALE``, the search starts again from the best multipliers
-    with the full step and ``GRID_SLOWER`` times the patience, up to
-    ``GRID_RESTARTS`` times. ``improve`` repairs a relaxed path after a
-    fifth and a half of ``IMPROVE_EVERY`` passes, then every
+    ``GRID_MIN_SCALE``, the search starts again from the best multipliers,
+    up to ``GRID_RESTARTS`` times, with ``GRID_SLOWER`` times the patience,
+    and while the gap left is at least ``LEVEL_GAP`` of the incumbent with
+    Polyak steps towards a level that moves with the bound
+    (:class:`bounds.hetero_subgradient.TargetLevel`, from the incumbent).
+    ``improve`` repairs a relaxed path after a fifth and a half of
+    ``IMPROVE_EVERY`` passes, then every
     ``IMPROVE_EVERY``: a better incumbent aims the steps lower and lets the
     eliminations remove more."""
     return optimize(net, ub, deadline=deadline, max_iter=SUBGRADIENT_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds.hetero_dp import Grid
-from bounds.hetero_subgradient import optimize
+from bounds.hetero_subgradient import TargetLevel, optimize
 from bounds.hetero_ti import tardiness_costs
 
 _spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
@@ -60,3 +60,42 @@ def test_callback_schedule():
                  improve_every=50, eliminate_every=0, integral=False)
     expect = [k for k in range(1, r.evaluations + 1) if k in (10, 25) or k % 50 == 0]
     assert len(seen) == len(expect)
+
+
+MODES = [dict(level=True), dict(level_gap=0.0), dict(level_gap=0.01), dict(level=True, level_gap=0.05)]
+
+
+@settings(max_examples=90, deadline=None)
+@given(small, st.integers(0, 10 ** 6), st.integers(0, 30), st.integers(1, 12), st.sampled_from(MODES))
+def test_the_target_level_rule_keeps_the_bound_valid(data, seed, above, patience, mode):
+    # Polyak steps towards a level that moves with the bound (grows when reached, shrinks after patience passes
+    # without), from the start or at restarts while the gap is wide, switching back and forth between the rules at
+    # restarts: from random multipliers, a poor
+    # incumbent that a better one replaces on the way, restarts; the bound never passes the brute-force optimum,
+    # and a proof is one of the incumbent it ends with
+    p, w, d = (np.array(x) for x in data)
+    opt = brute(p, w, d)
+    grid = Grid(p, tardiness_costs(p, w, d), weights=w, max_cost=opt + above - 0.5)
+    mu0 = np.random.default_rng(seed).normal(0, 3, len(p))
+    r = optimize(grid, float(opt + above), mu0=mu0, max_iter=80, patience=patience, restarts=2,
+                 slower=4.0, min_scale=0.01, improve=lambda path: float(opt), improve_every=5, **mode)
+    assert r.bound <= opt + 1e-9
+    assert r.upper == opt or above == 0
+    if r.proved:
+        assert r.bound == pytest.approx(r.upper)
+
+
+def test_the_target_level_moves_with_the_bound():
+    # the level is the best bound plus delta, never above the incumbent; reaching part of delta grows it, a
+    # stall of patience passes halves it, and each change sets the level from the best bound
+    r = TargetLevel(patience=3, grow=2.0, reach=0.5)
+    r.record(10.0, 100.0)
+    assert (r.delta, r.level(100.0)) == (90.0, 100.0)
+    r.record(60.0, 100.0)           # 50 >= 0.5 * 90: reached; grows, capped by the incumbent
+    assert (r.best, r.delta, r.level(100.0)) == (60.0, 40.0, 100.0)
+    for L in (50.0, 61.0, 59.0):    # 1 < 0.5 * 40: three passes without reaching it
+        r.record(L, 100.0)
+    assert (r.best, r.delta, r.level(100.0)) == (61.0, 20.0, 81.0)
+    assert r.level(70.0) == 70.0    # a better incumbent caps the level
+    r.reset(100.0)
+    assert r.level(100.0) == 100.0 and r.stall == 0
