@@ -10,11 +10,15 @@ arrival, eq. 5, only on GPUs they fit, eq. 3, with the class's run times
 LP (HiGHS) is
 
     min sum_c cost_c lambda_c
-    s.t. sum_c a_ic lambda_c = 1      for every task i          (duals pi_i)
+    s.t. sum_c a_ic lambda_c >= 1     for every task i          (duals pi_i >= 0)
          sum_{c of class k} lambda_c <= m_k  for every class k  (duals sigma_k <= 0)
 
 with GPUs of the same speed and memory aggregated into one class of ``m_k``
-GPUs. Pricing finds, per class, the pseudo-schedule of least
+GPUs. The task rows are covering rows (:data:`COVER`), a relaxation of
+"each task once" (every schedule covers each task) whose duals are
+nonnegative, which lifts ``L`` sooner from the degenerate first masters
+(the incumbent's columns; docs/models/hetero.md); ``L`` below is valid at
+any prices. Pricing finds, per class, the pseudo-schedule of least
 ``cost - sum pi``. The bound reported never relies on the LP having
 converged: for any prices ``pi`` the Lagrangian value
 
@@ -132,6 +136,8 @@ MAX_RESTORES = 3
 FINAL_EXACT = True
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
+#: Whether the master's task rows are ``>= 1`` (set covering, duals >= 0) rather than ``= 1``.
+COVER = True
 
 
 @dataclass
@@ -174,7 +180,7 @@ class _Master:
         h.setOptionValue("simplex_strategy", SIMPLEX)
         inf = highspy.kHighsInf
         lo = np.concatenate([np.ones(n), np.full(self.K, -inf)])
-        hi = np.concatenate([np.ones(n), [float(c.m) for c in classes]])
+        hi = np.concatenate([np.full(n, inf) if COVER else np.ones(n), [float(c.m) for c in classes]])
         h.addRows(n + self.K, lo, hi, 0, np.zeros(n + self.K, np.int32), np.zeros(0, np.int32), np.zeros(0))
         self.h = h
         self.cols: list[tuple[GpuClass, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
@@ -489,6 +495,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                 passes += 1
                 total, labs = price(pi_price)
                 new, grad = pass_columns(list(zip(classes, labs)), pi_price, pi_lp, sigma)
+                if DEBUG:
+                    print(f"exact {passes} {time.perf_counter() - t0:.2f}s heur={heuristic} z={lp:.0f} L={total:.0f} "
+                          f"alpha={alpha:.2f} theta={theta_net:.0f} new={len(new)}")
                 if total > best:
                     best, center = total, pi_price.copy()
                 if min(total, cap(theta_net)) > bound:
