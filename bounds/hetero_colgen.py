@@ -10,15 +10,11 @@ arrival, eq. 5, only on GPUs they fit, eq. 3, with the class's run times
 LP (HiGHS) is
 
     min sum_c cost_c lambda_c
-    s.t. sum_c a_ic lambda_c >= 1     for every task i          (duals pi_i >= 0)
+    s.t. sum_c a_ic lambda_c = 1      for every task i          (duals pi_i)
          sum_{c of class k} lambda_c <= m_k  for every class k  (duals sigma_k <= 0)
 
 with GPUs of the same speed and memory aggregated into one class of ``m_k``
-GPUs. The task rows are covering rows (:data:`COVER`), a relaxation of
-"each task once" (every schedule covers each task) whose duals are
-nonnegative, which lifts ``L`` sooner from the degenerate first masters
-(the incumbent's columns; docs/models/hetero.md); ``L`` below is valid at
-any prices. Pricing finds, per class, the pseudo-schedule of least
+GPUs. Pricing finds, per class, the pseudo-schedule of least
 ``cost - sum pi``. The bound reported never relies on the LP having
 converged: for any prices ``pi`` the Lagrangian value
 
@@ -33,6 +29,17 @@ it equals the LP value. Prices are smoothed towards the best ``L`` found
 Uchoa and Vanderbeck 2018), falling back to the LP's own duals when the
 smoothed point prices out no column. The first such point is ``pi = 0``
 (``L(0) = 0``: no pseudo-schedule costs less than nothing).
+
+Degeneracy (the bound alone, ``cover``): the first masters sit at the
+incumbent's vertex, where every task row is tight, and their value can stay
+at the incumbent's cost for many passes while columns enter. The task rows
+are then covering rows (``sum_c a_ic lambda_c >= 1``, a relaxation: every
+schedule covers each task; duals ``pi_i >= 0``) and start at ``1 - eps_i``
+(random ``eps_i`` up to :data:`PERTURB`, a perturbation of the right-hand
+side), back to ``1`` once the LP falls clearly below the incumbent or the
+perturbed LP converges. Only ``L`` (valid at any prices) gives the bound;
+the restricted master's value feeds the tentative fixing and the
+convergence test only when unperturbed.
 
 Heuristic pricing: a class with a long horizon is also priced on a coarse
 view (steps of several grid steps, data rounded to the nearest step), whose
@@ -136,8 +143,9 @@ MAX_RESTORES = 3
 FINAL_EXACT = True
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
-#: Whether the master's task rows are ``>= 1`` (set covering, duals >= 0) rather than ``= 1``.
-COVER = True
+#: The task rows start at ``1 - U(0, PERTURB)`` (a perturbation of the right-hand side against the degenerate
+#: first masters; lifted when the LP falls below ``1 - 2 PERTURB`` times the incumbent's cost or converges).
+PERTURB = 0.05
 
 
 @dataclass
@@ -173,14 +181,14 @@ class _Master:
     """The restricted master LP in HiGHS (rows: tasks, then classes); the first columns (the incumbent's)
     are never dropped, so it stays feasible."""
 
-    def __init__(self, n: int, classes: list[GpuClass]):
-        self.n, self.K = n, len(classes)
+    def __init__(self, n: int, classes: list[GpuClass], cover: bool = False):
+        self.n, self.K, self.cover = n, len(classes), cover
         h = silent_highs()
         h.setOptionValue("presolve", "off")     # re-solved from the last basis after each added batch
         h.setOptionValue("simplex_strategy", SIMPLEX)
         inf = highspy.kHighsInf
         lo = np.concatenate([np.ones(n), np.full(self.K, -inf)])
-        hi = np.concatenate([np.full(n, inf) if COVER else np.ones(n), [float(c.m) for c in classes]])
+        hi = np.concatenate([np.full(n, inf) if cover else np.ones(n), [float(c.m) for c in classes]])
         h.addRows(n + self.K, lo, hi, 0, np.zeros(n + self.K, np.int32), np.zeros(0, np.int32), np.zeros(0))
         self.h = h
         self.cols: list[tuple[GpuClass, np.ndarray, np.ndarray]] = []   # class, local tasks, completions
@@ -188,6 +196,22 @@ class _Master:
         self.cost: list[float] = []
         self.archive: list = []     # removed columns that are real GPU schedules (for the pool)
         self.failures: list[str] = []   # HiGHS statuses of LPs that failed twice
+        self.perturbed = False
+
+    def perturb(self, eps: float, seed: int = 0) -> None:
+        """Lower the task rows to ``1 - U(0, eps)`` (the incumbent's vertex is no longer degenerate)."""
+        if eps > 0:
+            lo = 1.0 - np.random.default_rng(seed).uniform(0.0, eps, self.n)
+            hi = np.full(self.n, highspy.kHighsInf) if self.cover else np.ones(self.n)
+            self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), lo, hi)
+            self.perturbed = True
+
+    def unperturb(self) -> None:
+        """Task rows back to ``>= 1``."""
+        if self.perturbed:
+            hi = np.full(self.n, highspy.kHighsInf) if self.cover else np.ones(self.n)
+            self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), np.ones(self.n), hi)
+            self.perturbed = False
 
     def add(self, cols: list[tuple[GpuClass, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
@@ -257,7 +281,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
                  deadline: float | None = None, max_steps: int = MAX_STEPS, max_iter: int = 10_000,
                  per_class: int = COLUMNS_PER_CLASS, smoothing: float = SMOOTHING,
                  pool: list | None = None, coarse: bool = True, ng: bool | None = None,
-                 tentative: bool | None = None) -> ColgenBound | None:
+                 tentative: bool | None = None, cover: bool | None = None) -> ColgenBound | None:
     """Column-generation bound of the heterogeneous problem (see the module docstring).
 
     Parameters
@@ -293,6 +317,12 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         :data:`TENTATIVE` (off: the exact method's root and tree keep the
         networks of the incumbent; :func:`bounds.hetero.lower_bound` turns
         it on).
+    cover
+        Covering task rows (``>= 1``), their right-hand sides perturbed
+        while the master sits at the incumbent's vertex (module docstring);
+        ``False``: ``= 1`` (``support`` then covers every task once, as the
+        exact method's tree rounds it); ``None``: as ``tentative`` (the
+        bound alone).
 
     Returns
     -------
@@ -308,6 +338,7 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     coarse = opt.flag(coarse, "coarse")
     ng = NG if ng is None else opt.flag(ng, "ng")
     tentative = TENTATIVE if tentative is None else opt.flag(tentative, "tentative")
+    cover = tentative if cover is None else opt.flag(cover, "cover")
     t0 = time.perf_counter()
     if deadline is None and time_limit is not None:
         deadline = t0 + time_limit
@@ -322,12 +353,12 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     if g is None:
         return None
     return _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, list(pool or []),
-                coarse, t0, ng, tentative)
+                coarse, t0, ng, tentative, cover)
 
 
 def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadline: float | None,
          max_iter: int, per_class: int, smoothing: float, pool: list, coarse: bool, t0: float,
-         ng: bool = False, tentative: bool = False) -> ColgenBound:
+         ng: bool = False, tentative: bool = False, cover: bool = False) -> ColgenBound:
     """The column generation on the grids ``g``, from the incumbent and ``pool``'s columns."""
     n = len(g.tasks)
     groups: dict[tuple, list[int]] = {}
@@ -340,9 +371,11 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     # fixing keeps every schedule of model cost <= theta: on an exact grid those better than the incumbent,
     # otherwise every schedule no worse than it in user units (its grid image costs no more)
     theta = ub - 1 if g.exact else math.floor(ub_user * g.scale * (1 + 1e-12))
-    master = _Master(n, classes)
+    master = _Master(n, classes, cover)
     master.add(inc_cols)
     master.keep = len(inc_cols)
+    if cover:
+        master.perturb(PERTURB)
     # the start columns get a fifth of the time left
     master.add(_list_columns(problem, g, classes, START_SCHEDULES,
                              None if deadline is None else t0 + 0.2 * (deadline - t0)))
@@ -473,7 +506,12 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         if lp is None:
             break
         last_solution = (np.asarray(master.h.getSolution().col_value, dtype=float), list(master.cols))
-        if tentative:
+        if master.perturbed and lp < (1 - 2 * PERTURB) * ub:
+            master.unperturb()
+            lp, pi_lp, sigma = master.solve(deadline)
+            if lp is None:
+                break
+        if tentative and not master.perturbed:
             goal = min(goal, lp)
         pi_price = alpha * center + (1 - alpha) * pi_lp
         new = []
@@ -548,6 +586,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             if not new and restored:
                 continue
             if not new and ng and total > -math.inf and time.perf_counter() < (deadline or math.inf) and grow():
+                continue
+            if not new and master.perturbed:
+                master.unperturb()
                 continue
             if not new:
                 converged = total > -math.inf
