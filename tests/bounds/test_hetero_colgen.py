@@ -257,6 +257,31 @@ def test_tentative_fixing_keeps_the_bound_below_the_optimum_and_at_least_the_lp(
         assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
 
 
+@pytest.mark.parametrize("n,seed", [(10, 1), (14, 3)])
+def test_the_covering_master_is_a_relaxation_and_ends_unperturbed(n, seed):
+    """The bound alone's master has covering task rows, perturbed below 1 at the start: at convergence its LP
+    is not above the partitioning master's, its bound stays below CP-SAT's optimum, and its last LP covers every
+    task at least once (the perturbation was lifted)."""
+    from heuristics.hetero import fifo
+
+    pb = hetero.generate(n, seed=seed)
+    start = fifo(pb)
+    opt = solve_optimal(pb, backend="cpsat", time_limit=60)
+    assert opt.proven
+    plain = colgen_bound(pb, start, time_limit=60, ng=False, cover=False)
+    cover = colgen_bound(pb, start, time_limit=60, ng=False, cover=True)
+    assert plain.converged and cover.converged
+    assert cover.lp <= plain.lp + 1e-6 * max(1.0, plain.lp)
+    assert cover.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+    counts = np.zeros(pb.n)
+    for _, tasks, _, lam in cover.support:
+        np.add.at(counts, list(tasks), lam)
+    assert (counts >= 1 - 1e-6).all()
+    for passes in (1, 3, 8):
+        early = colgen_bound(pb, start, time_limit=60, max_iter=passes, cover=True)
+        assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
+
+
 def test_the_pass_before_the_deadline_is_exact():
     """The bound comes from exact passes only: where the deadline stops an unconverged column generation, the
     heuristic pass that would leave no time for another exact one is replaced by an exact pass. The time
