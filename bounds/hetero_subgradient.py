@@ -152,9 +152,9 @@ class TargetLevel:
     level is reached and ``delta`` grows by ``grow`` (the target was below
     the dual optimum); after ``patience`` passes without that, it shrinks by
     ``shrink`` (the target was above it). Each change sets a new level from
-    the best bound. A step is ``(level - L) / |d|^2`` times the scale: a pass
-    far below the best bound gets a long step back, one near it a step of
-    about ``delta``.
+    the best bound. A step of :func:`optimize` is then ``step (level - L) /
+    |d|^2``: a pass far below the best bound gets a long step back, one near
+    it a step of about ``delta``.
 
     Examples
     --------
