@@ -234,17 +234,22 @@ def test_a_master_lp_that_fails_twice_ends_the_search_with_a_valid_bound(monkeyp
     assert 0.0 <= res.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
 
 
+def _fifo_and_optimum(n, seed):
+    """A generated problem, its FIFO schedule and CP-SAT's proven optimum."""
+    from heuristics.hetero import fifo
+
+    pb = hetero.generate(n, seed=seed)
+    opt = solve_optimal(pb, backend="cpsat", time_limit=60)
+    assert opt.proven
+    return pb, fifo(pb), opt
+
+
 @pytest.mark.parametrize("n,seed", [(10, 1), (14, 3)])
 def test_tentative_fixing_keeps_the_bound_below_the_optimum_and_at_least_the_lp(n, seed):
     """Fixing against the restricted master's value (below the FIFO incumbent's cost) restricts the networks to
     the schedules no dearer than it: the bound stays below CP-SAT's optimum, and at convergence it is at least
     the LP value of the unrestricted column generation."""
-    from heuristics.hetero import fifo
-
-    pb = hetero.generate(n, seed=seed)
-    start = fifo(pb)
-    opt = solve_optimal(pb, backend="cpsat", time_limit=60)
-    assert opt.proven
+    pb, start, opt = _fifo_and_optimum(n, seed)
     plain = colgen_bound(pb, start, time_limit=60, ng=False, tentative=False)
     tent = colgen_bound(pb, start, time_limit=60, ng=False, tentative=True)
     assert plain.converged and (tent.converged or tent.proved)
@@ -262,12 +267,7 @@ def test_the_covering_master_is_a_relaxation_and_ends_unperturbed(n, seed):
     """The bound alone's master has covering task rows, perturbed below 1 at the start: at convergence its LP
     is not above the partitioning master's, its bound stays below CP-SAT's optimum, and its last LP covers every
     task at least once (the perturbation was lifted)."""
-    from heuristics.hetero import fifo
-
-    pb = hetero.generate(n, seed=seed)
-    start = fifo(pb)
-    opt = solve_optimal(pb, backend="cpsat", time_limit=60)
-    assert opt.proven
+    pb, start, opt = _fifo_and_optimum(n, seed)
     plain = colgen_bound(pb, start, time_limit=60, ng=False, cover=False)
     cover = colgen_bound(pb, start, time_limit=60, ng=False, cover=True)
     assert plain.converged and cover.converged
