@@ -64,14 +64,13 @@ def single() -> None:
     """The single-machine method: time-indexed network, multipliers, modifier sets of one and of several words."""
     import numpy as np
 
+    from bounds.hetero import lower_bound
     from bounds.hetero_dp import Grid, tardiness_precedences
     from bounds.hetero_ti import tardiness_costs
+    from heuristics.hetero import fifo
     from instances.hetero import orlib_wt40
     from milp import hetero_modifiers as hm
     from milp import solve_optimal
-
-    from bounds.hetero import lower_bound
-    from heuristics.hetero import fifo
 
     wt = orlib_wt40(39)
     solve_optimal(wt, time_limit=20)
