@@ -109,11 +109,18 @@ def deflected(g: np.ndarray, d_prev: np.ndarray | None, deflection: float = 1.0)
 class StepScale:
     """The best bound of a multiplier search and its step scale, halved after ``patience`` passes without a better one.
 
+    The step rules of :func:`optimize` (this one and :class:`TargetLevel`)
+    share one interface: ``record`` notes a pass's bound, ``collapsed`` says
+    when the step has vanished, ``restart`` takes the full step again and
+    ``gain`` is the numerator of the next Polyak step.
+
     Examples
     --------
     >>> r = StepScale(1.5, patience=2)
     >>> [r.record(L) for L in (1.0, 2.0, 2.0, 1.5)], r.best, r.scale
     ([True, True, False, False], 2.0, 0.75)
+    >>> r.gain(1.0, 3.0)
+    1.5
     """
 
     @known_options
@@ -125,9 +132,10 @@ class StepScale:
         self.expand = float(expand)
         self.stall = 0
 
-    def record(self, L: float) -> bool:
-        """Note the bound ``L`` of one pass; True when it is a new best (the
-        scale then grows by ``expand``, at most back to ``step``)."""
+    def record(self, L: float, upper: float | None = None) -> bool:
+        """Note the bound ``L`` of one pass (``upper`` is not used); True when
+        it is a new best (the scale then grows by ``expand``, at most back to
+        ``step``)."""
         if L > self.best + 1e-9 * max(1.0, abs(L)):
             if self.best > -INF:
                 self.scale = min(self.step, self.scale * self.expand)
@@ -138,6 +146,18 @@ class StepScale:
             self.scale *= 0.5
             self.stall = 0
         return False
+
+    def collapsed(self, upper: float, min_scale: float) -> bool:
+        """Whether the step scale has fallen below ``min_scale``."""
+        return self.scale < min_scale
+
+    def restart(self, upper: float) -> None:
+        """The full step again."""
+        self.scale, self.stall = self.step, 0
+
+    def gain(self, L: float, upper: float) -> float:
+        """``scale (upper - L)``: the step towards the incumbent ``upper``."""
+        return self.scale * (upper - L)
 
 
 class TargetLevel:
@@ -161,14 +181,16 @@ class TargetLevel:
     >>> r = TargetLevel(patience=2)
     >>> [r.record(L, 10.0) for L in (0.0, 6.0, 6.0, 5.0)], r.best, r.delta
     ([True, True, False, False], 6.0, 2.0)
-    >>> r.level(10.0)
-    8.0
+    >>> r.level(10.0), r.gain(5.0, 10.0)
+    (8.0, 3.0)
     """
 
     @known_options
-    def __init__(self, patience: int, grow: float = 1.5, shrink: float = 0.5, reach: float = 0.5) -> None:
+    def __init__(self, patience: int, grow: float = 1.5, shrink: float = 0.5, reach: float = 0.5,
+                 step: float = 1.0) -> None:
         self.best = -INF
         self.patience = patience
+        self.step = float(step)
         self.grow, self.shrink, self.reach = float(grow), float(shrink), float(reach)
         self.delta = None
         self.base = -INF
@@ -178,9 +200,17 @@ class TargetLevel:
         """The target of the next step (never above the incumbent ``upper``)."""
         return upper if self.delta is None else min(upper, self.best + self.delta)
 
-    def reset(self, upper: float) -> None:
-        """Aim at the incumbent again (a restart)."""
+    def restart(self, upper: float) -> None:
+        """Aim at the incumbent again."""
         self.delta, self.base, self.stall = max(upper - self.best, 0.0), self.best, 0
+
+    def collapsed(self, upper: float, min_scale: float) -> bool:
+        """Whether ``delta`` has fallen below ``min_scale`` times the gap left (at least 1)."""
+        return self.delta < min_scale * max(1.0, upper - self.best)
+
+    def gain(self, L: float, upper: float) -> float:
+        """``step (level - L)``: the step towards the level."""
+        return self.step * (self.level(upper) - L)
 
     def record(self, L: float, upper: float) -> bool:
         """Note the bound ``L`` of one pass towards the incumbent ``upper``;
@@ -275,7 +305,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     level = opt.flag(level, "level")
     if level_gap is not None:
         level_gap = opt.number(level_gap, "level_gap", lo=0.0)
-    rule = TargetLevel(patience) if level else StepScale(step, patience, expand)
+    rule = TargetLevel(patience, step=step) if level else StepScale(step, patience, expand)
     d_prev = None
     restart_best = -INF
     t_pass = t_elim = 0.0
@@ -291,7 +321,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         if not math.isfinite(L):            # no path left: every schedule costs more than theta
             rule.best, best_mu, best_path = INF, mu.copy(), []
             break
-        if rule.record(L, upper) if level else rule.record(L):
+        if rule.record(L, upper):
             best_mu, best_path = mu.copy(), path
             since += 1
         trace.append(rule.best)
@@ -303,7 +333,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
                 theta = upper - 0.5 if integral else upper
         if rule.best > theta:
             break
-        if (rule.delta < min_scale * max(1.0, upper - rule.best)) if level else rule.scale < min_scale:
+        if rule.collapsed(upper, min_scale):
             # the step collapsed; from the best multipliers with a full step again while that still pays
             if restarts <= 0 or rule.best <= restart_best + 1e-6 * max(1.0, abs(rule.best)):
                 break
@@ -312,14 +342,11 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             if level_gap is not None:
                 # a wide gap: a level that moves with the bound climbs on; a narrow one: steps towards the incumbent
                 wide = upper - rule.best >= level_gap * max(1.0, abs(upper))
-                if wide != level:
+                if wide != isinstance(rule, TargetLevel):
                     best, kept = rule.best, rule.patience
-                    rule = TargetLevel(kept) if wide else StepScale(step, kept, expand)
-                    rule.best, level = best, wide
-            if level:
-                rule.reset(upper)
-            else:
-                rule.scale, rule.stall = step, 0
+                    rule = TargetLevel(kept, step=step) if wide else StepScale(step, kept, expand)
+                    rule.best = best
+            rule.restart(upper)
             d_prev = None
             rule.patience = max(1, int(round(rule.patience * slower)))
             mu = best_mu.copy()
@@ -339,8 +366,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         if not g.any():   # the relaxed path is a schedule: its cost L is optimal
             break
         dvec = d_prev = deflected(g, d_prev, deflection)
-        gain = step * (rule.level(upper) - L) if level else rule.scale * (upper - L)
-        mu = mu + gain / float(dvec @ dvec) * dvec
+        mu = mu + rule.gain(L, upper) / float(dvec @ dvec) * dvec
     best = rule.best
     bound = best if not reduced else min(best, upper)
     if reduced and best > theta:

@@ -97,5 +97,5 @@ def test_the_target_level_moves_with_the_bound():
         r.record(L, 100.0)
     assert (r.best, r.delta, r.level(100.0)) == (61.0, 20.0, 81.0)
     assert r.level(70.0) == 70.0    # a better incumbent caps the level
-    r.reset(100.0)
+    r.restart(100.0)
     assert r.level(100.0) == 100.0 and r.stall == 0
