@@ -156,15 +156,15 @@ def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
-    """Jobs to make modifiers next, best first: those the relaxed path misses,
-    then those it repeats (missing jobs first, as in Tanaka's published
-    implementation of the method), each group by fewest states left in the
-    network (a job confined to a short window adds few labels)."""
+    """Jobs to make modifiers next, best first: those the relaxed path misses
+    or repeats, by fewest states left in the network (a job confined to a
+    short window adds few labels), whether missing or repeated (Tanaka's
+    published implementation takes the missing jobs first; ordering all of
+    them by window lets a round reach more modifiers within its labels)."""
     counts = net.counts(path)
     states = net.alive.sum(axis=0)
-    order = np.lexsort((states, np.where(counts == 0, 0, 1)))
     taken = set(modifiers)
-    return [int(j) for j in order if counts[j] != 1 and int(j) not in taken]
+    return [int(j) for j in np.argsort(states, kind="stable") if counts[j] != 1 and int(j) not in taken]
 
 
 @known_options

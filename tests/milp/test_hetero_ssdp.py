@@ -183,3 +183,23 @@ def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):
         assert r.lower_bound <= opt + 1e-9 <= r.objective + 2e-9
         assert r.status is not Status.OPTIMAL or r.objective == pytest.approx(opt)
     assert starved
+
+
+def test_modifier_candidates_are_the_violated_jobs_by_window():
+    # a relaxed path of a real grid: every job it misses or repeats, and only those, narrowest window first
+    from bounds import hetero as hb
+    from bounds.hetero_dp import Grid
+    from bounds.hetero_subgradient import optimize
+    from milp.hetero_ssdp import _candidates
+
+    pb = hetero.orlib_wt40(19)
+    sm = hb.single_machine(pb)
+    net = Grid(sm.p, sm.costs(), weights=sm.w)
+    path = optimize(net, 1e12, list(range(sm.n)), max_iter=3, eliminate_every=0).path
+    counts = net.counts(path)
+    assert (counts != 1).any()
+    taken = [int(np.flatnonzero(counts != 1)[0])]
+    cands = _candidates(net, path, taken)
+    assert sorted(cands) == sorted(set(np.flatnonzero(counts != 1).tolist()) - set(taken))
+    states = net.alive.sum(axis=0)[cands]
+    assert (np.diff(states) >= 0).all()
