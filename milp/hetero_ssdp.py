@@ -28,7 +28,9 @@ time-indexed network of :mod:`bounds.hetero_ti`:
 3. otherwise the dominance of three successive jobs clears more arcs, and
    state-space modifiers (:class:`milp.hetero_modifiers.ModifierSearch`)
    make the relaxation exact job by job, in rounds: each round decides
-   whether a schedule of cost at most a target exists. Jobs that the
+   whether a schedule of cost at most a target exists. A round first
+   searches the multipliers towards its target, eliminating at it
+   (:func:`_target_multipliers`), which may decide it alone. Jobs that the
    relaxed path misses or repeats join the modifier set, whose members the
    relaxation then schedules exactly once (and, by the precedence pairs, in
    an order one optimal schedule keeps); forward and backward passes
@@ -123,6 +125,8 @@ MAX_LABELS = 3_000_000
 LABEL_GROWTH = 4
 #: Sweeps of the three-job dominance over the reduced network before the modifiers.
 THREE_JOB_ROUNDS = 2
+#: Grid passes of the multipliers towards each round's target before its modifier passes.
+TARGET_PASSES = 100
 
 
 _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
@@ -153,6 +157,21 @@ def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve
     :func:`_grid_search`."""
     return hb.relax_grid(net, ub, sequence, deadline=deadline, max_iter=SUBGRADIENT_PASSES, improve=improve,
                          **_GRID_SEARCH)
+
+
+def _target_multipliers(net: Grid, mu, target: float, dl: Deadline) -> Relaxation:
+    """Multipliers searched from ``mu`` towards a round's ``target`` (Polyak
+    steps aimed at ``target + 1``, as in :func:`_grid_search` without its
+    restarts), eliminating what no schedule of cost at most ``target`` uses.
+
+    The search aims at the tentative upper bound rather than at the
+    incumbent, so its steps are shorter near the dual optimum, and its
+    eliminations at the lower threshold shrink the network the round starts
+    from (restored with it). ``proved`` means that no schedule costs at most
+    ``target``; otherwise ``min(bound, target + 1)`` is a valid bound, and
+    the best multipliers are at least as good on this network as ``mu``."""
+    return optimize(net, target + 1, deadline=dl.at, max_iter=TARGET_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,
+                    expand=GRID_EXPAND, min_scale=GRID_MIN_SCALE)
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
@@ -322,7 +341,15 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     while not dl.expired():
         base = (net.alive.copy(), net.mask.copy())
         counters["modifier_rounds"] += 1
-        out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels, wide)
+        tm = _target_multipliers(net, mu, target, dl)
+        counters["target_passes"] = counters.get("target_passes", 0) + tm.evaluations
+        mu, path = tm.mu, tm.path or path
+        if tm.proved:
+            counters["target_proofs"] = counters.get("target_proofs", 0) + 1
+            out = _Round("empty", target + 1, target, step, path)
+        else:
+            bound = max(bound, float(math.ceil(tm.bound - 1e-6 * max(1.0, abs(tm.bound)))))
+            out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels, wide)
         info.update(counters)
         target, step = out.target, out.step
         bound = max(bound, min(out.bound, target + 1))
