@@ -36,10 +36,12 @@ at the incumbent's cost for many passes while columns enter. The task rows
 are then covering rows (``sum_c a_ic lambda_c >= 1``, a relaxation: every
 schedule covers each task; duals ``pi_i >= 0``) and start at ``1 - eps_i``
 (random ``eps_i`` up to :data:`PERTURB`, a perturbation of the right-hand
-side), back to ``1`` once the LP falls clearly below the incumbent or the
-perturbed LP converges. Only ``L`` (valid at any prices) gives the bound;
-the restricted master's value feeds the tentative fixing and the
-convergence test only when unperturbed.
+side), back to ``1`` once ``L`` comes within ``PERTURB`` of the perturbed
+LP's value or the perturbed LP converges (lifted earlier, the master fell
+back to the incumbent's vertex for many passes). Only ``L`` (valid at any
+prices) gives the bound; the restricted master's value feeds the
+convergence test only when unperturbed, and the tentative fixing divided
+by ``1 - PERTURB`` while perturbed (any tentative value is valid).
 
 Heuristic pricing: a class with a long horizon is also priced on a coarse
 view (steps of several grid steps, data rounded to the nearest step), whose
@@ -107,7 +109,7 @@ import numpy as np
 
 from bounds import hetero_ng
 from bounds.hetero_classes import (MAX_STEPS, Coarse, GpuClass, Grid, _eft, _incumbent_columns, _list_columns,
-                                   _user_cost, class_columns, grid)
+                                   _retime, _user_cost, class_columns, grid)
 from bounds.hetero_pricing import backward, forward
 from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
@@ -144,7 +146,7 @@ FINAL_EXACT = True
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
 #: The task rows start at ``1 - U(0, PERTURB)`` (a perturbation of the right-hand side against the degenerate
-#: first masters; lifted when the LP falls below ``1 - 2 PERTURB`` times the incumbent's cost or converges).
+#: first masters; lifted when ``L`` comes within ``PERTURB`` of the perturbed LP's value or that LP converges).
 PERTURB = 0.05
 
 
@@ -215,25 +217,43 @@ class _Master:
 
     def add(self, cols: list[tuple[GpuClass, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
-        starts, idx, vals, costs = [], [], [], []
-        for c, seq, cost in cols:
+        m = len(cols)
+        if not m:
+            return
+        # one sort for the whole batch: key (column, row), row a task (counted: a pseudo-schedule may repeat
+        # it) or the column's class row
+        stride = self.n + self.K
+        keys, costs = [], []
+        for q, (c, seq, cost) in enumerate(cols):
             ks = np.array([k for k, _ in seq], dtype=np.int64)
             self.cols.append((c, ks, np.array([t for _, t in seq], dtype=np.int64)))
-            starts.append(len(idx))
-            u, k = np.unique(c.tasks[ks], return_counts=True)
-            idx.extend(u.tolist() + [self.n + c.row])
-            vals.extend(k.astype(float).tolist() + [1.0])
+            keys.append(q * stride + c.tasks[ks])
+            keys.append(np.array([q * stride + self.n + c.row], np.int64))
             costs.append(cost)
         self.cost.extend(costs)
-        m = len(cols)
-        self.h.addCols(m, np.asarray(costs, float), np.zeros(m), np.full(m, highspy.kHighsInf), len(idx),
-                       np.asarray(starts, np.int32), np.asarray(idx, np.int32), np.asarray(vals, float))
+        key, count = np.unique(np.concatenate(keys), return_counts=True)
+        starts = np.searchsorted(key, np.arange(m, dtype=np.int64) * stride)
+        self.h.addCols(m, np.asarray(costs, float), np.zeros(m), np.full(m, highspy.kHighsInf), len(key),
+                       starts.astype(np.int32), (key % stride).astype(np.int32), count.astype(float))
 
     def drop_dead(self) -> int:
         """Remove the columns through a completion that fixing removed; how many."""
-        dead = [q for q, (c, ks, ts) in enumerate(self.cols[self.keep:], self.keep)
-                if len(ks) and ((ts > c.H).any() or not c.alive[np.minimum(ts, c.H), ks].all())]
-        self._delete(dead)
+        dead: list[int] = []
+        classes = {id(c): c for c, _, _ in self.cols[self.keep:]}
+        for c in classes.values():
+            qs = [q for q in range(self.keep, len(self.cols)) if self.cols[q][0] is c and len(self.cols[q][1])]
+            if not qs:
+                continue
+            ks = np.concatenate([self.cols[q][1] for q in qs])
+            ts = np.concatenate([self.cols[q][2] for q in qs])
+            bad = ts > c.H
+            ok = ~bad
+            bad[ok] = ~c.alive[ts[ok], ks[ok]]
+            # a column is dead where any of its completions is
+            lens = np.array([len(self.cols[q][1]) for q in qs])
+            hit = np.logical_or.reduceat(bad, np.concatenate([[0], np.cumsum(lens)[:-1]]))
+            dead.extend(q for q, h in zip(qs, hit.tolist()) if h)
+        self._delete(sorted(dead))
         return len(dead)
 
     def clean(self, limit: int) -> int:
@@ -437,24 +457,28 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             view = isinstance(c, Coarse)
             cc = c.cls if view else c
             for q, (val, seq, cost) in enumerate(class_columns(lab, c, pi[cc.tasks], per_class)):
-                tasks = cc.tasks[[k for k, _ in seq]]
+                ks = [k for k, _ in seq]
+                tasks = cc.tasks[ks]
                 if q == 0:
                     np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
                 if view:
-                    seq, cost = cc.retime([k for k, _ in seq])
+                    ka = np.asarray(ks, np.int64)
+                    ts = np.empty(len(ka), np.int64)
+                    cost = float(_retime(cc.P, cc.A, cc.W, cc.D, ka, ts))
                     counts[0] += 1
-                    if not cc.allows(seq) or (cc.N is not None and not hetero_ng.feasible(cc.N, seq_tasks(seq))):
+                # keep what prices out at the LP's own duals (a view's path only through allowed completions)
+                if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] >= -1e-6 * max(1.0, abs(cost)):
+                    continue
+                if view:
+                    if (ts > cc.H).any() or not cc.alive[ts, ka].all() or (
+                            cc.N is not None and not hetero_ng.feasible(cc.N, ks)):
                         continue
-                # keep what prices out at the LP's own duals
-                if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] < -1e-6 * max(1.0, abs(cost)):
-                    new.append((cc, seq, cost))
-                    counts[1] += view
+                    seq = list(zip(ks, ts.tolist()))
+                    counts[1] += 1
+                new.append((cc, seq, cost))
         return new, grad
 
     counts = [0, 0]     # coarse-view paths re-timed, and kept
-
-    def seq_tasks(seq):
-        return [k for k, _ in seq]
 
     def grow() -> bool:
         """Dynamic ng-routes: the cycles of the LP's columns join the neighbourhoods, the columns they cut off
@@ -506,13 +530,10 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         if lp is None:
             break
         last_solution = (np.asarray(master.h.getSolution().col_value, dtype=float), list(master.cols))
-        if master.perturbed and lp < (1 - 2 * PERTURB) * ub:
-            master.unperturb()
-            lp, pi_lp, sigma = master.solve(deadline)
-            if lp is None:
-                break
-        if tentative and not master.perturbed:
-            goal = min(goal, lp)
+        if tentative:
+            # any tentative value keeps min(L, theta) valid; the perturbed LP's, scaled to rows of 1 at least
+            # (of the lowest right-hand side 1 - PERTURB), lets fixing start while the master is perturbed
+            goal = min(goal, lp / (1 - PERTURB) if master.perturbed else lp)
         pi_price = alpha * center + (1 - alpha) * pi_lp
         new = []
         # L comes from exact passes only: near the deadline one is due now when another heuristic pass would
@@ -538,6 +559,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                           f"alpha={alpha:.2f} theta={theta_net:.0f} new={len(new)}")
                 if total > best:
                     best, center = total, pi_price.copy()
+                if new and master.perturbed and total >= (1 - PERTURB) * lp:
+                    # L within the perturbation of the perturbed LP: the rows back to 1 (the next solve)
+                    master.unperturb()
                 if min(total, cap(theta_net)) > bound:
                     bound = min(total, cap(theta_net))
                     trace.append((round(time.perf_counter() - t0, 2), passes, bound / g.scale))

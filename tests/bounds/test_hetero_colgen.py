@@ -322,3 +322,42 @@ def test_lower_bound_keeps_its_time_limit_across_restored_networks(n, seed, limi
     b = lower_bound(pb, start, time_limit=limit)
     assert time.perf_counter() - t <= limit
     assert 0.0 <= b <= hetero.weighted_tardiness(pb, start) + 1e-9
+
+
+def test_master_columns_count_repeats_and_dead_completions_drop_exactly_their_columns():
+    """The master's matrix counts a repeated task twice and puts 1 on the class row; ``drop_dead`` removes the
+    columns through a removed completion (or past the horizon), no other, never the incumbent's."""
+    from bounds.hetero_colgen import GpuClass, _Master
+
+    pb = hetero.generate(8, seed=3)
+    g = grid(pb, 1e4)
+    classes = [GpuClass(g, [j], r) for r, j in enumerate(range(pb.m)) if g.eligible[:, j].any()]
+    master = _Master(len(g.tasks), classes)
+    c = classes[-1]
+    k0, k1, k2 = 0, 1, 2
+    # completions the network allows: the first, second and third allowed step of each task
+    t = [np.flatnonzero(c.alive[:, k]) for k in (k0, k1, k2)]
+    cols = [(c, [(k0, t[0][0]), (k1, t[1][1]), (k0, t[0][2])], 5.0), (c, [(k1, t[1][0]), (k2, t[2][1])], 3.0),
+            (c, [(k2, t[2][2])], 1.0), (classes[0], [], 0.0)]
+    master.add(cols)
+    lp = master.h.getLp()
+    a = lp.a_matrix_
+    starts, index, value = list(a.start_), list(a.index_), list(a.value_)
+    n = len(g.tasks)
+    for q, (cl, seq, cost) in enumerate(cols):
+        entries = dict(zip(index[starts[q]:starts[q + 1]], value[starts[q]:starts[q + 1]]))
+        want: dict = {}
+        for k, _ in seq:
+            want[int(cl.tasks[k])] = want.get(int(cl.tasks[k]), 0.0) + 1.0
+        want[n + cl.row] = 1.0
+        assert entries == want
+        assert lp.col_cost_[q] == cost
+    master.keep = 1
+    assert master.drop_dead() == 0
+    c.alive[t[2][1], k2] = False     # the second column's last completion
+    c.alive[t[0][0], k0] = False     # the first (kept) column's: it stays
+    assert master.drop_dead() == 1
+    assert [len(ks) for _, ks, _ in master.cols] == [3, 1, 0]
+    c.H = int(t[2][2]) - 1           # the third column's completion now lies past the horizon
+    assert master.drop_dead() == 1
+    assert [len(ks) for _, ks, _ in master.cols] == [3, 0]
