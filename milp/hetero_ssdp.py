@@ -126,7 +126,7 @@ LABEL_GROWTH = 4
 #: Sweeps of the three-job dominance over the reduced network before the modifiers.
 THREE_JOB_ROUNDS = 2
 #: Grid passes of the multipliers towards each round's target before its modifier passes.
-TARGET_PASSES = 100
+TARGET_PASSES = 250
 
 
 _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
