@@ -188,16 +188,15 @@ class GpuClass:
             return 1
         return max(1, int(np.median(self.P)) // COARSE_RUN_STEPS)
 
-    def allows(self, seq) -> bool:
-        """Whether every completion of ``[(local task, completion), ...]`` is still allowed."""
-        return all(t <= self.H and self.alive[t, k] for k, t in seq)
+    def allows(self, ks: np.ndarray, ts: np.ndarray) -> bool:
+        """Whether every completion ``ts[i]`` of local task ``ks[i]`` is within the horizon and still allowed."""
+        return not (ts > self.H).any() and bool(self.alive[ts, ks].all())
 
-    def retime(self, ks) -> tuple[list[tuple[int, int]], float]:
-        """The semi-active timing of a sequence of local tasks on this grid, and its cost."""
+    def retime(self, ks) -> tuple[np.ndarray, float]:
+        """The semi-active completions of a sequence of local tasks ``ks`` on this grid, and its cost."""
         ks = np.asarray(ks, np.int64)
         ts = np.empty(len(ks), np.int64)
-        cost = _retime(self.P, self.A, self.W, self.D, ks, ts)
-        return list(zip(ks.tolist(), ts.tolist())), float(cost)
+        return ts, float(_retime(self.P, self.A, self.W, self.D, ks, ts))
 
 
 class Coarse:

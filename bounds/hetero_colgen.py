@@ -109,7 +109,7 @@ import numpy as np
 
 from bounds import hetero_ng
 from bounds.hetero_classes import (MAX_STEPS, Coarse, GpuClass, Grid, _eft, _incumbent_columns, _list_columns,
-                                   _retime, _user_cost, class_columns, grid)
+                                   _user_cost, class_columns, grid)
 from bounds.hetero_pricing import backward, forward
 from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
@@ -408,7 +408,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             c = by_gpus.get(tuple(gpus))
             if c is not None and (c.row, tuple(seq)) not in seen and all(int(i) in local[id(c)] for i in seq):
                 seen.add((c.row, tuple(seq)))
-                start.append((c, *c.retime([local[id(c)][int(i)] for i in seq])))
+                ks = [local[id(c)][int(i)] for i in seq]
+                ts, cost = c.retime(ks)
+                start.append((c, list(zip(ks, ts.tolist())), cost))
         master.add(start)
 
     def price(pi: np.ndarray, plain: bool = False):
@@ -463,15 +465,13 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                     np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
                 if view:
                     ka = np.asarray(ks, np.int64)
-                    ts = np.empty(len(ka), np.int64)
-                    cost = float(_retime(cc.P, cc.A, cc.W, cc.D, ka, ts))
+                    ts, cost = cc.retime(ka)
                     counts[0] += 1
                 # keep what prices out at the LP's own duals (a view's path only through allowed completions)
                 if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] >= -1e-6 * max(1.0, abs(cost)):
                     continue
                 if view:
-                    if (ts > cc.H).any() or not cc.alive[ts, ka].all() or (
-                            cc.N is not None and not hetero_ng.feasible(cc.N, ks)):
+                    if not cc.allows(ka, ts) or (cc.N is not None and not hetero_ng.feasible(cc.N, ks)):
                         continue
                     seq = list(zip(ks, ts.tolist()))
                     counts[1] += 1

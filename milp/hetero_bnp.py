@@ -112,11 +112,6 @@ class _Class(GpuClass):
         super().__init__(g, gpus, row)
         self.time = np.arange(self.H + 1) / g.Rj[gpus[0]]     # user time of each grid step (exact grid)
 
-    def retime(self, ks) -> tuple[np.ndarray, float]:
-        """Semi-active completions of a sequence of local tasks on this grid, and its model cost."""
-        seq, cost = super().retime(ks)
-        return np.asarray([t for _, t in seq], np.int64), cost
-
 
 @dataclass(order=True)
 class _Node:
