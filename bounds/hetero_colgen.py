@@ -239,11 +239,12 @@ class _Master:
     def drop_dead(self) -> int:
         """Remove the columns through a completion that fixing removed; how many."""
         dead: list[int] = []
-        classes = {id(c): c for c, _, _ in self.cols[self.keep:]}
-        for c in classes.values():
-            qs = [q for q in range(self.keep, len(self.cols)) if self.cols[q][0] is c and len(self.cols[q][1])]
-            if not qs:
-                continue
+        by_class: dict[int, tuple[GpuClass, list[int]]] = {}    # one scan: each class's nonempty columns
+        for q in range(self.keep, len(self.cols)):
+            c, ks, _ = self.cols[q]
+            if len(ks):
+                by_class.setdefault(id(c), (c, []))[1].append(q)
+        for c, qs in by_class.values():
             ks = np.concatenate([self.cols[q][1] for q in qs])
             ts = np.concatenate([self.cols[q][2] for q in qs])
             bad = ts > c.H
