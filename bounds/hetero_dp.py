@@ -51,7 +51,8 @@ except ImportError:  # pragma: no cover - numba is a pinned dependency; this kee
 from bounds.hetero_ti import INF, Expired, wspt_rank
 from instances.options import known_options
 
-__all__ = ["Grid", "GridForward", "GridBackward", "Successive", "words", "tardiness_precedences"]
+__all__ = ["Grid", "GridForward", "GridBackward", "Successive", "words", "tardiness_precedences", "on_time_tail",
+           "tail_rank"]
 
 
 @known_options
@@ -308,6 +309,90 @@ def _successive(p, cost, mu, alive, F1, J1, F2, J2):
 
 
 @known_options
+def on_time_tail(p, w, d) -> np.ndarray:
+    """Jobs that one optimal schedule of weighted tardiness completes on time
+    at its end, by level: ``0`` for the other jobs, ``k >= 1`` for the ``k``-th
+    step of the cascade below.
+
+    A job with ``d_j >= P`` (``P`` the sum of the processing times) or
+    ``w_j = 0`` costs nothing wherever it runs; moving it to the end moves
+    the jobs after it earlier and costs no more. Once such jobs ``L`` close
+    the schedule, a job with ``d_j >= P - p(L)`` is on time as the last job
+    before them, and so on (Emmons' rule for a job that is on time even when
+    last, Operations Research 1969, Theorem 3, with no known successors). With
+    :func:`tail_rank` the tie-break order puts these jobs last, deepest level
+    first, so the schedule that comes first in that order among the optimal
+    ones ends with exactly them, in rank order (an adjacent interchange that
+    moves a tail job later costs no more and puts a job of lower rank first).
+
+    Examples
+    --------
+    >>> on_time_tail([2, 3, 4], [1, 1, 1], [9, 7, 2]).tolist()
+    [1, 2, 0]
+    """
+    p = np.asarray(p, dtype=np.int64)
+    w = np.asarray(w, dtype=float)
+    d = np.asarray(d, dtype=float)
+    level = np.zeros(len(p), dtype=np.int64)
+    free = (w <= 0) | ~np.isfinite(d)
+    end, k = int(p.sum()), 0
+    while True:
+        new = (level == 0) & (free | (d >= end))
+        if not new.any():
+            return level
+        k += 1
+        level[new] = k
+        end -= int(p[new].sum())
+
+
+@known_options
+def tail_rank(p, w, d) -> np.ndarray:
+    """Tie-break rank for :class:`Grid` and :func:`tardiness_precedences`:
+    :func:`~bounds.hetero_ti.wspt_rank` for the jobs outside the on-time
+    tail (:func:`on_time_tail`), then the tail's jobs, its deepest level
+    first, each level by WSPT.
+
+    Examples
+    --------
+    >>> tail_rank([2, 3, 4], [1, 1, 1], [9, 7, 2]).tolist()
+    [2, 1, 0]
+    """
+    p = np.asarray(p, dtype=np.int64)
+    w = np.asarray(w, dtype=float)
+    level = on_time_tail(p, w, d)
+    base = wspt_rank(p, np.maximum(w, 1e-300))
+    # head (level 0) first, then the tail from its deepest level to the jobs last of all
+    key = np.where(level == 0, 0, level.max() + 1 - level)
+    order = np.lexsort((base, key))
+    rank = np.empty(len(p), dtype=np.int64)
+    rank[order] = np.arange(len(p))
+    return rank
+
+
+def _tail_pairs(p, w, d, rank) -> np.ndarray:
+    """The pairs of the on-time tail (:func:`on_time_tail`): every other job
+    before every tail job, the tail in rank order; none when ``rank`` does not
+    put the tail last, deepest level first (:func:`tail_rank`), since the
+    schedule the other rules keep may then end otherwise."""
+    level = on_time_tail(p, w, d)
+    n = len(level)
+    pairs = np.zeros((n, n), dtype=bool)
+    tail = level > 0
+    if not tail.any():
+        return pairs
+    key = np.where(tail, level.max() + 1 - level, 0)
+    r = np.asarray(rank)
+    # every job of a lower key must have a lower rank
+    for a in range(int(key.max())):
+        lo, hi = key <= a, key > a
+        if lo.any() and r[lo].max() >= r[hi].min():
+            return pairs
+    pairs[~tail[:, None] & tail[None, :]] = True
+    pairs |= tail[:, None] & tail[None, :] & (r[:, None] < r[None, :])
+    return pairs
+
+
+@known_options
 def tardiness_precedences(p, w, d, rank) -> np.ndarray:
     """Pairs ``i`` before ``j`` that some optimal schedule of weighted tardiness
     ``sum w_j max(0, C_j - d_j)`` keeps, as a transitively closed boolean matrix.
@@ -319,7 +404,10 @@ def tardiness_precedences(p, w, d, rank) -> np.ndarray:
     the earlier position (an interchange argument in the style of Emmons'
     dominance rules for tardiness, 1969). So the schedule that comes first in ``rank``
     order among the optimal ones keeps every pair, the same schedule that the
-    adjacency and three-job rules of :class:`Grid` keep.
+    adjacency and three-job rules of :class:`Grid` keep. Where ``rank`` puts
+    the on-time tail last (:func:`tail_rank`), its pairs come first: every
+    other job before each tail job, the tail in rank order
+    (:func:`on_time_tail`).
 
     Examples
     --------
@@ -331,10 +419,11 @@ def tardiness_precedences(p, w, d, rank) -> np.ndarray:
     d = np.asarray(d, dtype=float)
     rank = np.asarray(rank)
     base = (p[:, None] <= p[None, :]) & (w[:, None] >= w[None, :]) & (rank[:, None] < rank[None, :])
+    tail = _tail_pairs(p, w, d, rank)
     P = np.zeros_like(base)
     while True:
         early = p + P.T.astype(np.int64) @ p          # earliest completion after the known predecessors
-        new = base & (d[:, None] <= np.maximum(d, early)[None, :])
+        new = tail | (base & (d[:, None] <= np.maximum(d, early)[None, :]))
         for k in range(len(p)):                       # transitive closure (Floyd-Warshall)
             new |= new[:, k:k + 1] & new[k:k + 1, :]
         if (new == P).all():

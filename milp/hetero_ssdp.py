@@ -10,7 +10,9 @@ time-indexed network of :mod:`bounds.hetero_ti`:
 2. the Lagrangian relaxation on the compiled grid network of
    :mod:`bounds.hetero_dp` (2-cycle elimination, adjacent-pair dominance,
    and job windows from the precedence pairs of weighted tardiness,
-   :func:`bounds.hetero_dp.tardiness_precedences`), its multipliers first
+   :func:`bounds.hetero_dp.tardiness_precedences`, among them the jobs that
+   one optimal schedule completes on time at its end,
+   :func:`bounds.hetero_dp.on_time_tail`), its multipliers first
    from the cheap relaxation without those rules, then by subgradient
    optimisation towards the incumbent (:func:`_multipliers`; the step
    grows on each better bound and, when it collapses while the bound still
@@ -79,7 +81,7 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_dp import Grid, tardiness_precedences
+from bounds.hetero_dp import Grid, tail_rank, tardiness_precedences
 from bounds.hetero_subgradient import Relaxation, optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
@@ -278,7 +280,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         return result(0.0, "network too large")
     # stage 2: Lagrangian relaxation with elimination
     try:
-        net = Grid(sm.p, sm.costs(), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
+        net = Grid(sm.p, sm.costs(), rank=tail_rank(sm.p, sm.w, sm.d), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
     except Expired:
         return result(0.0, "time limit (building the network)")
     # pairs that one optimal schedule keeps: time windows now, filters on the modifier labels later

@@ -151,12 +151,41 @@ tiny = st.integers(2, 6).flatmap(lambda n: st.tuples(
 @settings(max_examples=120, deadline=None)
 @given(tiny)
 def test_precedences_windows_and_three_job_rule_keep_the_first_optimal_schedule(data):
+    _check_first_optimal_kept(data, tail=False)
+
+
+@settings(max_examples=120, deadline=None)
+@given(tiny)
+def test_on_time_tail_with_its_rank_keeps_the_first_optimal_schedule(data):
+    # the tail's pairs (every other job before it, the tail in rank order) and the rank that puts it last must
+    # keep the same schedule as the adjacency, three-job and precedence rules
+    _check_first_optimal_kept(data, tail=True)
+
+
+def test_on_time_tail_cascades_and_gives_pairs_only_with_its_rank():
+    from bounds.hetero_dp import on_time_tail, tail_rank, tardiness_precedences
+
+    # P = 12: jobs 0 (d = P) and 3 (w = 0) are on time anywhere; then job 1 (d 9 >= 12 - 4), then job 2
+    # (d 6 >= 8 - 2); job 4 would be late last (d 1 < 6 - 4)
+    p, w, d = np.array([3, 2, 4, 1, 2]), np.array([1, 1, 1, 0, 3]), np.array([12, 9, 6, 0, 1])
+    assert on_time_tail(p, w, d).tolist() == [1, 2, 3, 1, 0]
+    rank = tail_rank(p, w, d)
+    assert rank.tolist() == [3, 2, 1, 4, 0]
+    prec = tardiness_precedences(p, w, d, rank)
+    assert prec[4, [0, 1, 2, 3]].all() and prec[2, [0, 1, 3]].all() and prec[1, [0, 3]].all() and prec[0, 3]
+    seq, _, _ = _first_optimal(p, w, d, rank)
+    assert list(seq) == [4, 2, 1, 0, 3]
+    # a rank that does not put the tail last: no tail pairs (job 4 before job 0 is not implied by the other rule)
+    assert not tardiness_precedences(p, w, d, np.arange(5))[4, 0]
+
+
+def _check_first_optimal_kept(data, tail: bool):
     # ties are frequent (small integers, zero weights): every rule must keep the one schedule that comes first
     # in the tie-break order among the optimal ones, arc by arc
-    from bounds.hetero_dp import tardiness_precedences
+    from bounds.hetero_dp import tail_rank, tardiness_precedences
 
     p, w, d = (np.array(x) for x in data)
-    grid = Grid(p, tardiness_costs(p, w, d), weights=w)
+    grid = Grid(p, tardiness_costs(p, w, d), rank=tail_rank(p, w, d) if tail else None, weights=w)
     seq, C, opt = _first_optimal(p, w, d, grid.rank)
     prec = tardiness_precedences(p, w, d, grid.rank)
     pos = {j: k for k, j in enumerate(seq)}
