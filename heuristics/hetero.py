@@ -13,10 +13,9 @@
   and local minima are kicked by random swaps of nearby jobs. Otherwise
   (several GPUs, or arrival times, where the gains of independent moves no
   longer add up) it is an iterated local search (Lourenco, Martin & Stuetzle's
-  scheme) on a "giant tour" that encodes the sequence of every GPU, so one
-  swap/insert neighbourhood moves tasks within a GPU and between GPUs; whole
-  neighbourhoods are evaluated at once with numpy and disjoint improving
-  moves are combined greedily.
+  scheme) on per-GPU sequences, compiled with numba
+  (:mod:`heuristics.hetero_local`): relocations of a task to any GPU it fits
+  and swaps of two tasks, evaluated incrementally along the changed suffixes.
 
 Every function returns an :class:`instances.hetero.Schedule`; tasks that fit
 no GPU (memory, eq. 3) are listed in ``schedule.unscheduled``, never dropped
@@ -34,8 +33,6 @@ Examples
 from __future__ import annotations
 
 import math
-import time
-from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
@@ -226,189 +223,8 @@ def sagreedy(problem: HeteroProblem, *, t_initial: float | None = None, t_min: f
 
 
 # ---------------------------------------------------------------------------
-# Iterated local search on a giant tour
+# Iterated local search
 # ---------------------------------------------------------------------------
-
-#: Moves span at most this many positions (the full neighbourhood for tours
-#: up to WINDOW + 1 tokens, e.g. all OR-Library n = 40 instances); this keeps
-#: a neighbourhood batch O(N * WINDOW) rows for large instances.
-WINDOW = 60
-
-
-@lru_cache(maxsize=64)
-def _moves(N: int, window: int = WINDOW) -> np.ndarray:
-    """Index matrix of every swap (i<j) and insert (remove at i, insert at j,
-    j not in {i, i-1}) with ``|i - j| <= window`` of a sequence of length N:
-    row r applied as seq[rows[r]]."""
-    i, j = np.meshgrid(np.arange(N), np.arange(N), indexing="ij")
-    i, j = i.ravel(), j.ravel()
-    k = np.arange(N)[None, :]
-    span = np.abs(i - j) <= window
-    # swaps: positions i < j exchanged
-    sw = span & (i < j)
-    si, sj = i[sw, None], j[sw, None]
-    swaps = np.where(k == si, sj, np.where(k == sj, si, k))
-    # inserts: the token at i moves to position j (j not in {i, i-1}: those
-    # repeat the identity or an adjacent swap)
-    ins = span & (j != i) & (j != i - 1)
-    ii, jj = i[ins, None], j[ins, None]
-    fwd = ii < jj  # later tokens between i and j shift left
-    inserts = np.where(k == jj, ii,
-                       np.where(fwd & (k >= ii) & (k < jj), k + 1,
-                                np.where(~fwd & (k > jj) & (k <= ii), k - 1, k)))
-    return np.vstack([swaps, inserts]).astype(np.intp).reshape(-1, N)
-
-
-class _Tour:
-    """Cost tables of the giant-tour encoding.
-
-    Tokens ``0..ns-1`` are the schedulable tasks, tokens ``ns..ns+m-2`` are
-    separators: everything after separator ``ns+g-1`` (until the next one)
-    runs on GPU ``g``, tokens before the first separator run on GPU 0.
-    """
-
-    PENALTY = 1e15  # cost of a task on a GPU it does not fit (never accepted)
-
-    def __init__(self, problem: HeteroProblem):
-        self.problem = problem
-        self.tasks = np.flatnonzero(problem.eligible.any(axis=1))
-        ns, m = len(self.tasks), problem.m
-        self.ns, self.m, self.N = ns, m, ns + m - 1
-        pad = m - 1
-        self.p = np.vstack([problem.p[self.tasks], np.zeros((pad, m))])
-        self.pen = np.vstack([np.where(problem.eligible[self.tasks], 0.0, self.PENALTY),
-                              np.zeros((pad, m))])
-        self.a = np.concatenate([problem.arrival[self.tasks], np.zeros(pad)])
-        self.d = np.concatenate([problem.deadline[self.tasks], np.zeros(pad)])
-        self.w = np.concatenate([problem.weight[self.tasks], np.zeros(pad)])
-        self.sep_gpu = np.concatenate([np.zeros(ns, dtype=np.intp), np.arange(1, m)])
-        self.no_arrivals = not self.a.any()
-        self.big = 2.0 * (float(self.a.max(initial=0.0)) + float(self.p.max(axis=1).sum()) + 1.0)
-        if m == 1:
-            self.p1 = self.p[:, 0]
-
-    def encode(self, seqs: Sequence[Sequence[int]]) -> np.ndarray:
-        pos = {int(t): k for k, t in enumerate(self.tasks)}
-        tour = [pos[i] for i in seqs[0]]
-        for g in range(1, self.m):
-            tour.append(self.ns + g - 1)
-            tour.extend(pos[i] for i in seqs[g])
-        return np.array(tour, dtype=np.intp)
-
-    def decode(self, tour: np.ndarray) -> list[list[int]]:
-        seqs: list[list[int]] = [[] for _ in range(self.m)]
-        g = 0
-        for tok in tour:
-            if tok >= self.ns:
-                g = int(self.sep_gpu[tok])
-            else:
-                seqs[g].append(int(self.tasks[tok]))
-        return seqs
-
-    def costs(self, X: np.ndarray) -> np.ndarray:
-        """Total weighted tardiness of every tour (row) of ``X``."""
-        if self.m == 1:
-            pt = self.p1[X]
-            P = np.cumsum(pt, axis=1)
-            if self.no_arrivals:
-                C = P
-            else:
-                # C_k = max_{l<=k} (a_l + p_l + ... + p_k), the closed form of
-                # C_k = max(a_k, C_{k-1}) + p_k with C_0 = 0
-                C = P + np.maximum.accumulate(self.a[X] - (P - pt), axis=1)
-            return (self.w[X] * np.maximum(C - self.d[X], 0.0)).sum(axis=1)
-        # Several GPUs: the same closed form per segment of the tour. Adding
-        # seg * BIG (BIG above any in-segment value range) to the terms makes
-        # the running maximum restart at every separator; a separator's own
-        # term (seg * BIG) is the segment's start at time 0.
-        sep = X >= self.ns
-        seg = np.cumsum(sep, axis=1)
-        pos = np.where(sep, np.arange(X.shape[1]), -1)
-        last = np.maximum.accumulate(pos, axis=1)
-        g = np.where(last >= 0, self.sep_gpu[np.take_along_axis(X, np.maximum(last, 0), axis=1)], 0)
-        pt = self.p[X, g]
-        P = np.cumsum(pt, axis=1)
-        P = P - np.maximum.accumulate(np.where(sep, P, 0.0), axis=1)
-        off = seg * self.big
-        C = P + np.maximum.accumulate(self.a[X] - (P - pt) + off, axis=1) - off
-        return (self.w[X] * np.maximum(C - self.d[X], 0.0) + self.pen[X, g]).sum(axis=1)
-
-
-#: Largest batch of moves evaluated at once; bigger neighbourhoods are
-#: scanned in random chunks of this size (first chunk with an improvement wins).
-CHUNK = 4096
-
-
-@lru_cache(maxsize=64)
-def _spans(N: int, window: int = WINDOW) -> tuple[np.ndarray, np.ndarray]:
-    """First and last position each move of :func:`_moves` changes."""
-    diff = _moves(N, window) != np.arange(N)
-    lo = np.argmax(diff, axis=1)
-    hi = N - 1 - np.argmax(diff[:, ::-1], axis=1)
-    return lo, hi
-
-
-def _compound(tour: np.ndarray, M: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-              gains: np.ndarray, limit: int = 64) -> np.ndarray | None:
-    """Apply several improving moves that touch disjoint position ranges at
-    once (largest gain first), a greedy version of dynasearch (Congram, Potts
-    & van de Velde 2002). On one machine without arrivals the gains of such
-    moves add up exactly; elsewhere the caller re-evaluates the result."""
-    order = np.argsort(-gains, kind="stable")[:limit]
-    used = np.zeros(len(tour) + 1, dtype=bool)
-    new = tour.copy()
-    taken = 0
-    for r in order:
-        if gains[r] <= 0:
-            break
-        a, b = lo[r], hi[r] + 1
-        if used[a:b].any():
-            continue
-        used[a:b] = True
-        new[a:b] = tour[M[r, a:b]]
-        taken += 1
-    return new if taken > 1 else None
-
-
-def _descent(tour_obj: _Tour, tour: np.ndarray, cost: float, deadline: float | None = None,
-             rng: np.random.Generator | None = None, compound: bool = True):
-    """Descent over the swap and insert moves: best improvement when the
-    neighbourhood fits one batch (all OR-Library n = 40 instances), else best
-    improvement within the first random chunk that improves; with
-    ``compound`` the best set of disjoint improving moves is tried too
-    (:func:`_compound`). Stops at a local optimum or at ``deadline`` (a
-    ``time.perf_counter`` value)."""
-    M = _moves(len(tour))
-    if len(M) == 0:
-        return tour, cost
-    lo, hi = _spans(len(tour))
-    if len(M) <= CHUNK:
-        parts = [np.arange(len(M))]
-    else:
-        order = (rng or np.random.default_rng(0)).permutation(len(M))
-        parts = [order[s:s + CHUNK] for s in range(0, len(M), CHUNK)]
-    while True:
-        for part in parts:
-            if deadline is not None and time.perf_counter() >= deadline:
-                return tour, cost
-            Mp = M[part]
-            cands = tour[Mp]
-            cs = tour_obj.costs(cands)
-            k = int(np.argmin(cs))
-            eps = 1e-9 * max(1.0, abs(cost))
-            if cs[k] < cost - eps:
-                best, best_cost = cands[k], float(cs[k])
-                if compound:
-                    new = _compound(tour, Mp, lo[part], hi[part], np.where(cs < cost - eps, cost - cs, 0.0))
-                    if new is not None:
-                        c = float(tour_obj.costs(new[None, :])[0])
-                        if c < best_cost:
-                            best, best_cost = new, c
-                tour, cost = best, best_cost
-                break
-        else:
-            return tour, cost
-
 
 def _priority_orders(problem: HeteroProblem) -> list[list[int]]:
     """Constructive orders for the starting solutions: arrival, EDD, weighted
@@ -463,25 +279,26 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
     default (2, 5) random swaps of jobs at most 20 positions apart,
     ``restart`` default 40, a fresh walk from a
     randomised ATC order after 120 kicks without progress); otherwise the
-    giant-tour search below (``kick`` default (4, 8), ``restart`` 50).
+    compiled search of :func:`heuristics.hetero_local.iterated_local_search`
+    on per-GPU sequences (``kick`` default (2, 4) random relocations and
+    swaps of tasks, ``restart`` default 100).
 
-    Solution: a giant tour (per-GPU sequences joined by separator tokens).
-    Local search: best-improvement descent over all swaps and inserts of the
-    tour (spanning at most :data:`WINDOW` positions; large neighbourhoods are
-    scanned in random chunks of :data:`CHUNK` moves), evaluated as numpy batches (a move across a separator moves a
-    task to another GPU; a move onto a GPU the task does not fit is priced
-    prohibitively). Starting solutions: EFT list schedules of the arrival,
-    EDD, WSPT and ATC orders, each improved by descent. Perturbation: a
-    random permutation of a window of ``kick = (lo, hi)`` consecutive
-    tokens of the incumbent; the new local optimum is accepted when it is no
-    worse (so plateaus are crossed); after ``restart`` iterations
-    without a new best, the walk restarts from the best. A feasible
-    ``start`` schedule (on several GPUs or with arrivals) is the only
-    starting solution instead (a walk from a given schedule, e.g. a rounded
-    LP solution). Stops at
-    ``max_iter`` iterations or ``time_limit`` seconds (whichever comes first;
-    with ``time_limit=None`` the run is deterministic for a seed), or when
-    the objective is 0.
+    Solution: one sequence per GPU, scheduled semi-actively. Local search:
+    relocation of a task to any position of any GPU it fits and swaps of two
+    tasks (on one GPU or across two), evaluated exactly and incrementally.
+    Starting solutions: EFT list schedules of the arrival, EDD, WSPT and ATC
+    orders, each improved by descent; the walk starts from the best.
+    Perturbation: ``kick = (lo, hi)`` random relocations or swaps of tasks
+    to positions that run at about the same time; the new local optimum is
+    accepted when it is no worse (so plateaus are crossed); after
+    ``restart`` kicks without a new best, the walk restarts from the best.
+    A ``start`` schedule (on several GPUs or with arrivals; every
+    schedulable task once, on a GPU it fits) is the only starting solution
+    instead (a walk from a given schedule, e.g. a rounded LP solution).
+    ``compound`` only concerned the earlier giant-tour search and has no
+    effect. Stops at ``max_iter`` kicks or ``time_limit`` seconds
+    (whichever comes first; with ``time_limit=None`` the run is
+    deterministic for a seed), or when the objective is 0.
 
     Examples
     --------
@@ -503,58 +320,27 @@ def ils(problem: HeteroProblem, *, time_limit: float | None = 1.0, max_iter: int
         seqs: list[list[int]] = [[] for _ in range(problem.m)]
         seqs[g] = [int(tasks[j]) for j in seq]
         return evaluate_sequences(problem, seqs)
-    kick = kick or (4, 8)
-    restart = restart or 50
-    t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
-    rng = np.random.default_rng(seed)
-    enc = _Tour(problem)
-    if enc.ns == 0:
-        return evaluate_sequences(problem, [[] for _ in range(problem.m)])
-    best_tour, best_cost = None, math.inf
-    starts = {}
+    # imported here: numba loads only for the several-GPU search
+    from heuristics.hetero_local import iterated_local_search
+
     if start is not None:
         if not isinstance(start, Schedule):
             raise OptionError(f"must be a Schedule, got {type(start).__name__}", field="start")
         seqs = start.sequences(problem)
-        starts[tuple(map(tuple, seqs))] = (seqs, objective(problem, seqs))
-    for order in [] if start is not None else _priority_orders(problem):
-        seqs, f = _list_sequences(problem, order, "eft")
-        key = tuple(map(tuple, seqs))
-        if key not in starts:
-            starts[key] = (seqs, f)
-    for seqs, _ in sorted(starts.values(), key=lambda sf: sf[1]):
-        tour = enc.encode(seqs)
-        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]), deadline, rng, compound)
-        if c < best_cost:
-            best_tour, best_cost = tour, c
-        if best_cost == 0 or (deadline is not None and time.perf_counter() >= deadline):
-            break
-    cur_tour, cur_cost = best_tour, best_cost
-    N = enc.N
-    it = since = 0
-    while best_cost > 0 and N >= 2:
-        if max_iter is not None and it >= max_iter:
-            break
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-        it += 1
-        tour = cur_tour.copy()
-        # kick: shuffle a random window of 4..8 consecutive tokens (a local
-        # shake that keeps most of the good sequence)
-        L = min(N, int(rng.integers(kick[0], kick[1] + 1)))
-        i = int(rng.integers(0, N - L + 1))
-        tour[i:i + L] = rng.permutation(tour[i:i + L])
-        tour, c = _descent(enc, tour, float(enc.costs(tour[None, :])[0]), deadline, rng, compound)
-        if c <= cur_cost + 1e-9 * max(1.0, abs(cur_cost)):
-            cur_tour, cur_cost = tour, c
-        if c < best_cost - 1e-9 * max(1.0, abs(best_cost)):
-            best_tour, best_cost, since = tour, c, 0
-        else:
-            since += 1
-            if since >= restart:
-                cur_tour, cur_cost, since = best_tour, best_cost, 0
-    return evaluate_sequences(problem, enc.decode(best_tour))
+        placed = sorted(i for s in seqs for i in s)
+        if placed != list(np.flatnonzero(problem.eligible.any(axis=1))) or any(
+                not problem.eligible[i, g] for g, s in enumerate(seqs) for i in s):
+            raise OptionError("must place every task that fits a GPU once, on a GPU it fits", field="start")
+        starts = [seqs]
+    else:
+        found = {}
+        for order in _priority_orders(problem):
+            seqs, f = _list_sequences(problem, order, "eft")
+            found.setdefault(tuple(map(tuple, seqs)), (seqs, f))
+        starts = [s for s, _ in sorted(found.values(), key=lambda sf: sf[1])]
+    seqs = iterated_local_search(problem, starts, time_limit=time_limit, max_iter=max_iter, seed=seed,
+                                 kick=kick or (2, 4), restart=restart or 100)
+    return evaluate_sequences(problem, seqs)
 
 
 #: Name -> heuristic, in the order of the heterogeneous GPU problem statement (then ours).

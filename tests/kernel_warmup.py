@@ -91,11 +91,24 @@ def single() -> None:
 
 
 def several() -> None:
-    """Several GPUs: column generation with ng-routes, tentative fixing, branch-and-price."""
+    """Several GPUs: the compiled local search, column generation with ng-routes, tentative fixing,
+    branch-and-price."""
     from bounds.hetero import lower_bound
-    from heuristics.hetero import fifo
+    from heuristics import hetero_local
+    from heuristics.hetero import fifo, ils
     from instances import hetero
     from milp import solve_optimal
+
+    pb = hetero.generate(20, seed=24)
+    ils(pb, time_limit=None, max_iter=20)
+    ils(pb, time_limit=0.05)
+    seqs = fifo(pb).sequences(pb)
+    hetero_local.local_search(pb, seqs)
+    g = max(range(pb.m), key=lambda k: len(seqs[k]))
+    h = (g + 1) % pb.m
+    hetero_local.move_cost(pb, seqs, ("relocate", g, 0, g, 1))
+    hetero_local.move_cost(pb, seqs, ("relocate", g, 0, h, 0))
+    hetero_local.move_cost(pb, seqs, ("swap", g, 0, g, 1))
 
     for n in (12, 20):
         pb = hetero.generate(n, seed=25)

@@ -79,57 +79,11 @@ def test_ils_finds_orlib_optimum_and_is_deterministic():
     assert hetero.weighted_tardiness(pb, a) == hetero.orlib_wt40_optimum(1)
 
 
-def test_ils_batch_costs_match_evaluator():
-    # the numpy giant-tour evaluation (several GPUs, arrivals) agrees with the plain one
-    import numpy as np
-
-    pb = hetero.generate(10, gpus=("T4", "V100", "H100"), seed=2)
-    enc = heur._Tour(pb)
-    rng = np.random.default_rng(0)
-    tours = np.array([rng.permutation(enc.N) for _ in range(50)])
-    costs = enc.costs(tours)
-    for tour, c in zip(tours, costs):
-        seqs = enc.decode(tour)
-        ok = all(pb.eligible[i, j] for j, s in enumerate(seqs) for i in s)
-        if ok:
-            assert c == pytest.approx(heur.objective(pb, seqs))
-        else:
-            assert c >= enc.PENALTY
-    single = hetero.generate(10, gpus=("T4",), seed=2)
-    enc1 = heur._Tour(single)
-    tours = np.array([rng.permutation(enc1.N) for _ in range(20)])
-    for tour, c in zip(tours, enc1.costs(tours)):
-        assert c == pytest.approx(heur.objective(single, enc1.decode(tour)))
-
-
 def test_no_schedulable_task():
     pb = HeteroProblem((Task("big", 3, memory=99, deadline=1),), (GPU("g", 1.0, 16),))
     for f in ALL:
         s = f(pb)
         assert s.assignments == [] and s.unscheduled == ["big"]
-
-
-@pytest.mark.parametrize("N,window", [(1, 60), (2, 60), (7, 60), (12, 3)])
-def test_move_matrix_is_every_swap_and_insert(N, window):
-    # naive construction of the neighbourhood, compared row by row
-    expected = []
-    for i in range(N):
-        for j in range(i + 1, min(N, i + window + 1)):
-            r = list(range(N))
-            r[i], r[j] = r[j], r[i]
-            expected.append(r)
-    for i in range(N):
-        for j in range(max(0, i - window), min(N, i + window + 1)):
-            if j in (i, i - 1):
-                continue
-            r = list(range(N))
-            x = r.pop(i)
-            r.insert(j, x)
-            expected.append(r)
-    got = heur._moves(N, window).tolist()
-    assert got == expected
-    if window >= N:
-        assert len(got) == N * (N - 1) // 2 + (N - 1) ** 2
 
 
 @pytest.mark.slow
