@@ -46,10 +46,7 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    their limit or the round its share of the time, and climbs towards the
    incumbent after an empty round. With every job a modifier the
    relaxation is the problem itself, so the method is exact given time and
-   memory. Once the stage has run for a tenth of the time it started with,
-   the iterated dynasearch searches once more from the best schedule
-   (``search`` in :func:`solve_ssdp`): a unit off the optimum can keep the
-   rounds from a proof. When even the lowest target is too large, more multiplier passes
+   memory. When even the lowest target is too large, more multiplier passes
    narrow the gap (their relaxed paths repaired into schedules too) and the
    rounds start again; when those passes no longer raise the bound, the
    label limit doubles (up to four times), or, where the rounds had filled
@@ -91,7 +88,7 @@ from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
 from instances import options as opt
 from instances.options import Deadline, known_options
-from heuristics.hetero_dynasearch import dynasearch, iterated_dynasearch
+from heuristics.hetero_dynasearch import dynasearch
 from milp.hetero_modifiers import ModifierSearch
 from milp.result import Result
 
@@ -132,13 +129,6 @@ LABEL_GROWTH = 4
 THREE_JOB_ROUNDS = 2
 #: Grid passes of the multipliers towards each round's target before its modifier passes.
 TARGET_PASSES = 250
-#: Share of the time left at the modifier stage's start after which, if the stage is still running, the iterated
-#: dynasearch searches once from the best schedule for a cheaper one.
-SEARCH_DELAY = 0.1
-#: Share of the time left that this search gets.
-SEARCH_SHARE = 0.1
-#: Kicks of that search per job when the solve has no time limit.
-SEARCH_KICKS = 20
 
 
 _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
@@ -308,10 +298,6 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         path once the repairs took ``IMPROVE_SHARE`` of the time so far (at
         n = 150 a repair costs as much as a modifier pass)."""
         nonlocal best_seq, ub, spent
-        if due is not None and time.perf_counter() >= due:
-            found = search()
-            if found is not None:
-                return found
         if not path:
             return None
         key = hash(tuple(j for j, _ in path))
@@ -326,33 +312,6 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             return None
         best_seq, ub = [int(j) for j in seq], cost
         say(f"incumbent {ub * sm.cost_unit:g} from a relaxed path")
-        return ub
-
-    due: float | None = None
-
-    def search() -> float | None:
-        """Once, in the modifier stage: the iterated dynasearch from the best
-        schedule (``SEARCH_SHARE`` of the time left, or ``SEARCH_KICKS`` kicks
-        a job without a limit; it stops at the bound); its cost if it beats
-        the incumbent (which it then replaces), else None.
-
-        The rounds prune at the incumbent and their targets stay below it, so
-        on an instance the modifiers do not decide quickly a schedule a unit
-        cheaper can decide the rest; the short first search and the repaired
-        relaxed paths often miss it."""
-        nonlocal best_seq, ub, due
-        due = None
-        rem = dl.remaining()
-        limit = dict(time_limit=None, max_iter=SEARCH_KICKS * sm.n) if rem is None else dict(
-            time_limit=max(1e-3, SEARCH_SHARE * rem))
-        seq, _ = iterated_dynasearch(sm.p, sm.w, sm.d, seed=seed + 1, target=bound,
-                                     initial=[np.asarray(best_seq, dtype=np.int64)], **limit)
-        cost = float(sm.model_cost(seq))
-        if cost >= ub:
-            return None
-        info["incumbent_search_gain"] = (ub - cost) * sm.cost_unit
-        best_seq, ub = [int(j) for j in seq], cost
-        say(f"incumbent {ub * sm.cost_unit:g} from the iterated dynasearch")
         return ub
 
     rem = dl.remaining()
@@ -372,8 +331,6 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     if bound >= ub:
         return result(ub, "Lagrangian")
     # stage 3: state-space modifiers, in rounds that each decide whether a schedule of cost <= target exists
-    rem = dl.remaining()
-    due = time.perf_counter() + (0.0 if rem is None else SEARCH_DELAY * rem)
     info["three_job_arcs_removed"] = net.dominate3(rounds=THREE_JOB_ROUNDS)
     net.eliminate(relax.mu, ub - 0.5)
     mu, path = relax.mu, relax.path

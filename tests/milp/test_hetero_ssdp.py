@@ -223,31 +223,3 @@ def test_modifier_candidates_are_the_violated_jobs_by_window():
     assert sorted(cands) == sorted(set(np.flatnonzero(counts != 1).tolist()) - set(taken))
     states = net.alive.sum(axis=0)[cands]
     assert (np.diff(states) >= 0).all()
-
-
-def test_incumbent_search_in_the_modifier_stage_keeps_the_result_exact(monkeypatch):
-    # one multiplier pass leaves a gap, and with no delay the iterated dynasearch from the best schedule runs
-    # at the first modifier pass; on wt40-56 it beats the poor hint and the relaxed paths, and the solve still
-    # proves the published optimum; on small instances every result stays exact (subset DP)
-    import milp.hetero_ssdp as ssdp
-    from bounds import hetero as hb
-
-    monkeypatch.setattr(ssdp, "SEARCH_DELAY", 0.0)
-    monkeypatch.setattr(ssdp, "SUBGRADIENT_PASSES", 1)
-    monkeypatch.setattr(hb, "FIRST_STAGE_PASSES", 0)
-    pb = hetero.orlib_wt40(56)
-    r = ssdp.solve_ssdp(pb, time_limit=30, hint=ils(pb, time_limit=None, max_iter=0, seed=0))
-    assert r.info.get("incumbent_search_gain", 0) > 0, r.info
-    assert r.status is Status.OPTIMAL and r.objective == pytest.approx(hetero.orlib_wt40_optimum(56))
-    assert_contract(pb, r)
-    _valid_against_subsets(seed=7, count=6, counter="incumbent_search_gain")
-
-
-def test_incumbent_search_without_a_time_limit_ends_and_proves():
-    # with no time limit the search is bounded by its kicks, and the solve still proves the wt40 optimum
-    from milp.hetero_ssdp import solve_ssdp
-
-    pb = hetero.orlib_wt40(19)
-    r = solve_ssdp(pb, time_limit=None, hint=ils(pb, time_limit=None, max_iter=0, seed=0))
-    assert r.status is Status.OPTIMAL and r.objective == pytest.approx(hetero.orlib_wt40_optimum(19))
-    assert_contract(pb, r)
