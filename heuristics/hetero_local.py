@@ -472,7 +472,7 @@ class _State:
         ln = self.ln if ln is None else ln
         return [[int(x) for x in seq[g, :ln[g]]] for g in range(self.problem.m)]
 
-    def descend(self, state, deadline: float | None, moves: int = 64) -> bool:
+    def descend(self, state, deadline: float | None, moves: int = 16) -> bool:
         """Descent to a local optimum, in calls of at most ``moves`` moves so
         that ``deadline`` (a ``time.perf_counter`` value) is checked; True when
         a local optimum was reached."""
