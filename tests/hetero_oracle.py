@@ -1,9 +1,10 @@
 """Single-machine weighted-tardiness oracle shared by the bound and exact-method tests.
 
 Loaded by file path by ``tests/bounds/test_hetero.py`` and
-``tests/milp/test_hetero_ssdp.py`` (the suite runs with
+``tests/milp/test_hetero_ssdp*.py`` (the suite runs with
 ``--import-mode=importlib``, as ``tests/heuristics/far_pinned_cases.py`` is
-loaded): an enumeration over every order, independent of the code under test.
+loaded): an enumeration over every order and a dynamic program over job
+subsets, independent of the code under test.
 """
 
 import itertools
@@ -32,6 +33,18 @@ def brute(p, w, d, start=0.0):
             c += w[j] * max(0.0, t - d[j])
         best = min(best, c)
     return best
+
+
+def by_subsets(p, w, d):
+    """Least total weighted tardiness by dynamic programming over job subsets (up to about 20 jobs)."""
+    n = len(p)
+    best = [0.0] + [math.inf] * ((1 << n) - 1)
+    total = [0] * (1 << n)
+    for m in range(1, 1 << n):
+        low = (m & -m).bit_length() - 1
+        total[m] = total[m ^ (1 << low)] + p[low]
+        best[m] = min(best[m ^ (1 << j)] + w[j] * max(0, total[m] - d[j]) for j in range(n) if m >> j & 1)
+    return best[-1]
 
 
 def single(p, w, d, arrival=0.0, speed=1.0):

@@ -19,7 +19,7 @@ from milp.hetero_ssdp import applies
 _spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
 _oracle = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_oracle)
-brute, single = _oracle.brute, _oracle.single
+brute, single, _exact_by_subsets = _oracle.brute, _oracle.single, _oracle.by_subsets
 
 
 def assert_contract(pb, r):
@@ -147,17 +147,6 @@ def test_modifier_stage_proves_what_the_multipliers_leave_open():
     assert_contract(pb, r)
     assert hetero.weighted_tardiness(pb, ils(pb, time_limit=1.0, seed=3)) >= r.objective - 1e-9
 
-
-def _exact_by_subsets(p, w, d):
-    """Least total weighted tardiness by dynamic programming over job subsets (an independent oracle)."""
-    n = len(p)
-    best = [0.0] + [np.inf] * ((1 << n) - 1)
-    total = [0] * (1 << n)
-    for m in range(1, 1 << n):
-        low = (m & -m).bit_length() - 1
-        total[m] = total[m ^ (1 << low)] + p[low]
-        best[m] = min(best[m ^ (1 << j)] + w[j] * max(0, total[m] - d[j]) for j in range(n) if m >> j & 1)
-    return best[-1]
 
 
 def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):

@@ -1,5 +1,8 @@
 """The on-time tail (bounds.hetero_dp.on_time_tail) inside the single-machine exact method: results stay exact."""
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,17 +12,10 @@ from heuristics.hetero import ils
 from instances import hetero
 from milp import Status
 
-
-def _exact_by_subsets(p, w, d):
-    """Least total weighted tardiness by dynamic programming over job subsets (an independent oracle)."""
-    n = len(p)
-    best = [0.0] + [np.inf] * ((1 << n) - 1)
-    total = [0] * (1 << n)
-    for m in range(1, 1 << n):
-        low = (m & -m).bit_length() - 1
-        total[m] = total[m ^ (1 << low)] + p[low]
-        best[m] = min(best[m ^ (1 << j)] + w[j] * max(0, total[m] - d[j]) for j in range(n) if m >> j & 1)
-    return best[-1]
+_spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
+_oracle = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_oracle)
+_exact_by_subsets = _oracle.by_subsets
 
 
 @pytest.mark.parametrize("starved", [False, True])
