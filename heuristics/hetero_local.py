@@ -49,13 +49,7 @@ from typing import Sequence
 
 import numpy as np
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a pinned dependency; this keeps the code importable
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from numba import njit
 
 from instances.hetero import HeteroProblem
 from instances.options import known_options
@@ -312,15 +306,7 @@ def _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, ma
                         best, kind, bh, bj = c1 - cg + c2 - ch, 1, h, j
         if kind < 0:
             continue
-        if bh == g:
-            if kind == 1:
-                u = seq[g, bj]
-                seq[g, bj] = t
-                seq[g, i] = u
-            else:
-                _delete(g, i, seq, ln)
-                _insert(g, bj, t, seq, ln)
-        elif kind == 1:
+        if kind == 1:
             u = seq[bh, bj]
             seq[bh, bj] = t
             seq[g, i] = u
