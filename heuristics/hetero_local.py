@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from instances.hetero import HeteroProblem
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["local_search", "iterated_local_search", "move_cost"]
@@ -474,8 +475,11 @@ class _State:
             self.dirty[self.tasks] = True
 
 
-def _seed_state(seed: int) -> np.ndarray:
-    # splitmix64 of the seed: a nonzero xorshift state, different seeds far apart
+def _seed_state(seed: int | None) -> np.ndarray:
+    # splitmix64 of the seed: a nonzero xorshift state, different seeds far apart;
+    # None draws one from the operating system, as numpy's default_rng(None) does
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy) & 0xFFFFFFFF
     z = (int(seed) + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
@@ -498,6 +502,7 @@ def local_search(problem: HeteroProblem, sequences: Sequence[Sequence[int]], *, 
     """Descent from per-GPU ``sequences`` (task indices) to a local optimum of
     the relocate and swap neighbourhoods (see the module docstring); never
     worse than the start. ``seed`` picks the task the first pass starts at."""
+    seed = opt.seed(seed)
     _check_sequences(problem, sequences)
     st = _State(problem, sequences)
     st.descend(_seed_state(seed), None)
@@ -534,6 +539,9 @@ def iterated_local_search(problem: HeteroProblem, starts: Sequence[Sequence[Sequ
     a list of per-GPU sequences), see the module docstring. Stops after
     ``max_iter`` kicks or ``time_limit`` seconds, or at objective 0; with
     ``time_limit=None`` the result depends only on the seed."""
+    time_limit, seed = opt.time_limit(time_limit), opt.seed(seed)
+    if max_iter is not None:
+        opt.integer(max_iter, "max_iter", lo=0)
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     state = _seed_state(seed)

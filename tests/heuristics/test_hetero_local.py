@@ -100,6 +100,14 @@ def test_ils_is_deterministic_without_time_limit():
     assert hetero.weighted_tardiness(pb, a) <= hetero.weighted_tardiness(pb, heur.greedy(pb))
 
 
+def test_ils_without_a_seed_draws_one():
+    # seed=None means a fresh random walk on every path of ils, as numpy's default_rng(None)
+    pb = hetero.generate(20, seed=21)
+    s = heur.ils(pb, time_limit=None, max_iter=20, seed=None)
+    assert hetero.check(pb, s) == []
+    assert hetero.weighted_tardiness(pb, s) <= hetero.weighted_tardiness(pb, heur.greedy(pb))
+
+
 def test_ils_walk_from_a_start_never_worsens_it_and_rejects_bad_starts():
     pb = hetero.generate(30, seed=22)
     start = heur.fifo(pb)
