@@ -259,7 +259,7 @@ class Executor:
     def _run_dask(self, fn, tasks, todo) -> Iterator[tuple]:
         if importlib.util.find_spec("distributed") is None:
             raise ExecutorError('the dask executor needs dask[distributed]: pip install "dask[distributed]"')
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
         from distributed.scheduler import KilledWorker
 
         if not todo:
@@ -288,7 +288,7 @@ class Executor:
         try:
             futures = client.map(functools.partial(_in_worker, fn), [tasks[i] for i in todo], pure=False)
             index = {f.key: i for f, i in zip(futures, todo)}
-            for fut in as_completed(futures):
+            for fut in _completed(client, futures, watch=cluster is not None):
                 i = index[fut.key]
                 try:
                     # a result lost with its worker is computed again: result() waits for it
@@ -309,6 +309,39 @@ class Executor:
             if cluster is not None:
                 cluster.close()
             quiet.__exit__()
+
+
+WATCH_SECONDS = 5.0
+
+
+def _completed(client, futures: list, watch: bool) -> Iterator[Any]:
+    """The futures as they finish; with ``watch``, raise ExecutorError once the cluster has had no worker
+    for two checks ``WATCH_SECONDS`` apart.
+
+    A worker that cannot load a task (its function lives in a module the worker cannot import) ends, and
+    a LocalCluster's nanny does not start it again: without the check the sweep would wait forever. A
+    remote scheduler's workers may join later, so only our own cluster is watched.
+    """
+    from dask.distributed import wait
+
+    remaining = set(futures)
+    order = {f.key: k for k, f in enumerate(futures)}
+    empty = 0
+    while remaining:
+        try:
+            done = wait(list(remaining), timeout=WATCH_SECONDS, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            if watch:
+                empty = 0 if client.scheduler_info()["workers"] else empty + 1
+                if empty >= 2:
+                    raise ExecutorError("every worker of the local dask cluster ended and none came back: a task "
+                                        "its workers cannot load (a function from a module they cannot import) "
+                                        "ends them; see the workers' log above") from None
+            continue
+        empty = 0
+        for fut in sorted(done, key=lambda f: order[f.key]):
+            remaining.discard(fut)
+            yield fut
 
 
 def _label(task: Any) -> str:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,8 +27,24 @@ def test_results_come_back_in_task_order():
     assert executor.Executor().map(_slow_square, []) == []
 
 
-def test_dask_local_cluster_keeps_task_order():
+def test_dask_local_cluster_keeps_task_order(monkeypatch):
+    # the cluster's worker processes import this module by name, as they would a user's: its root must be on
+    # their path (pytest's importlib mode does not put it on sys.path, and the workers inherit sys.path)
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
     assert executor.Executor("dask", jobs=2).map(_slow_square, list(range(6))) == [x * x for x in range(6)]
+
+
+def test_dask_tasks_the_workers_cannot_load_raise_instead_of_hanging(tmp_path, monkeypatch):
+    # the module is known to this process only (not on the path the workers inherit): each worker that
+    # receives the task fails to load it and ends, and the local cluster does not start it again
+    (tmp_path / "only_here.py").write_text("def square(x):\n    return x * x\n")
+    spec = importlib.util.spec_from_file_location("only_here", tmp_path / "only_here.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setitem(sys.modules, "only_here", module)
+    monkeypatch.setattr(executor, "WATCH_SECONDS", 1.0)
+    with pytest.raises(executor.ExecutorError, match="every worker of the local dask cluster ended"):
+        executor.Executor("dask", jobs=2).map(module.square, [1, 2, 3])
 
 
 def test_task_errors_are_raised_not_swallowed():
