@@ -9,8 +9,10 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    (or a given hint);
 2. the Lagrangian relaxation on the compiled grid network of
    :mod:`bounds.hetero_dp` (2-cycle elimination, adjacent-pair dominance,
-   and job windows from the precedence pairs of weighted tardiness,
-   :func:`bounds.hetero_dp.tardiness_precedences`, among them the jobs that
+   and job windows from the precedence pairs of the interchange rule of
+   Rinnooy Kan, Lageweg & Lenstra (Operations Research 1975) for weighted
+   tardiness, :func:`bounds.hetero_precedence.interchange_precedences`,
+   among them the jobs that
    one optimal schedule completes on time at its end,
    :func:`bounds.hetero_dp.on_time_tail`), its multipliers first
    from the cheap relaxation without those rules, then by subgradient
@@ -81,7 +83,8 @@ from typing import Any
 import numpy as np
 
 from bounds import hetero as hb
-from bounds.hetero_dp import Grid, tail_rank, tardiness_precedences
+from bounds.hetero_dp import Grid, tail_rank
+from bounds.hetero_precedence import interchange_precedences
 from bounds.hetero_subgradient import Relaxation, optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
@@ -284,7 +287,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     except Expired:
         return result(0.0, "time limit (building the network)")
     # pairs that one optimal schedule keeps: time windows now, filters on the modifier labels later
-    prec = tardiness_precedences(sm.p, sm.w, sm.d, net.rank)
+    prec = interchange_precedences(sm.p, sm.w, sm.d, net.rank)
     info["precedences"] = int(prec.sum())
     info["window_states_removed"] = net.restrict(prec)
     tried: set[int] = set()

@@ -1,0 +1,71 @@
+"""The interchange precedences of one machine keep the first optimal schedule in rank order."""
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bounds.hetero_dp import Grid, tail_rank, tardiness_precedences
+from bounds.hetero_precedence import interchange_precedences
+from bounds.hetero_ti import tardiness_costs
+from milp.hetero_modifiers import ModifierSearch
+
+
+def _first_optimal(p, w, d, rank):
+    """The optimal sequence that comes first in ``rank`` order (position by position), by enumeration."""
+    best = None
+    for perm in itertools.permutations(range(len(p))):
+        C = np.cumsum(p[list(perm)])
+        cost = int(sum(w[j] * max(0, c - d[j]) for j, c in zip(perm, C)))
+        key = (cost, [int(rank[j]) for j in perm])
+        if best is None or key < best[0]:
+            best = (key, perm, C)
+    return best[1], best[2], best[0][0]
+
+
+# small integers: ties in processing times, weights and due dates are frequent, zero weights too, and due
+# dates up to the horizon so that jobs on time near the end (where the new pairs come from) are common
+tiny = st.integers(2, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 4), min_size=n, max_size=n),
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
+    st.lists(st.integers(0, 24), min_size=n, max_size=n),
+    st.booleans()))
+
+
+@settings(max_examples=250, deadline=None)
+@given(tiny)
+def test_pairs_windows_and_grid_keep_the_first_optimal_schedule(data):
+    p, w, d = (np.array(x) for x in data[:3])
+    if len(p) == 7 and p.sum() > 20:
+        p = np.minimum(p, 2)              # keep the enumeration of 7! orders cheap
+    grid = Grid(p, tardiness_costs(p, w, d), rank=tail_rank(p, w, d) if data[3] else None, weights=w)
+    seq, C, opt = _first_optimal(p, w, d, grid.rank)
+    prec = interchange_precedences(p, w, d, grid.rank)
+    assert not (tardiness_precedences(p, w, d, grid.rank) & ~prec).any()
+    pos = {j: k for k, j in enumerate(seq)}
+    assert all(pos[i] < pos[j] for i, j in zip(*np.nonzero(prec)))
+    grid.restrict(prec)
+    grid.dominate3(rounds=3)
+    for k, (j, t) in enumerate(zip(seq, C)):
+        assert grid.alive[t, j]
+        if k:
+            i = seq[k - 1]
+            assert grid.mask[t, j, i >> 6] >> np.uint64(i & 63) & np.uint64(1)
+    # every job a modifier, pruned by the pairs: the relaxation is the problem itself
+    search = ModifierSearch(grid, np.zeros(len(p)), opt + 0.5, prec=prec)
+    search.add(range(len(p)))
+    assert search.forward().value == opt
+
+
+def test_job_on_time_in_the_other_place_follows_despite_a_larger_weight():
+    # P = 9; job 2 follows job 0 by the weight rule (shorter, heavier, earlier due), so job 0 ends by
+    # A_0 = 6; job 1 (d = 6) is then on time wherever it could take job 0's place, and the shorter job 0 goes
+    # first although w_0 < w_1, a pair the weight condition of the older rule leaves out
+    p, w, rank = np.array([2, 4, 3]), np.array([1, 5, 1]), np.array([0, 1, 2])
+    d = np.array([1, 6, 2])
+    assert interchange_precedences(p, w, d, rank)[0, 1]
+    assert not tardiness_precedences(p, w, d, rank)[0, 1]
+    assert list(_first_optimal(p, w, d, rank)[0]).index(0) < list(_first_optimal(p, w, d, rank)[0]).index(1)
+    # d_1 = 5: job 1 may be late in job 0's place, with the larger weight; the interchange may cost more
+    assert not interchange_precedences(p, w, np.array([1, 5, 2]), rank)[0, 1]
