@@ -3,6 +3,7 @@
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,3 +70,37 @@ def test_job_on_time_in_the_other_place_follows_despite_a_larger_weight():
     assert list(_first_optimal(p, w, d, rank)[0]).index(0) < list(_first_optimal(p, w, d, rank)[0]).index(1)
     # d_1 = 5: job 1 may be late in job 0's place, with the larger weight; the interchange may cost more
     assert not interchange_precedences(p, w, np.array([1, 5, 2]), rank)[0, 1]
+
+
+def _oracle():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_exact_method_with_the_new_pairs_matches_the_subset_dp_on_few_late_jobs():
+    # OR-Library-style instances with few late jobs (TF 0.4, RDD 0.6-0.8), where the rule adds most pairs: the
+    # solve's optimum must be the subset DP's, and its schedule pass the checker
+    from bounds import hetero as hb
+    from instances import hetero
+    from milp.hetero_ssdp import solve_ssdp
+
+    by_subsets = _oracle().by_subsets
+    added = 0
+    for k, rdd in enumerate([0.6, 0.8, 0.6, 0.8, 0.6, 0.8]):
+        pb = hetero.generate_orlib(14, tf=0.4, rdd=rdd, seed=180 + k)
+        sm = hb.single_machine(pb)
+        rank = tail_rank(sm.p, sm.w, sm.d)
+        added += int((interchange_precedences(sm.p, sm.w, sm.d, rank)
+                      & ~tardiness_precedences(sm.p, sm.w, sm.d, rank)).sum())
+        res = solve_ssdp(pb, time_limit=60)
+        opt = by_subsets(*([int(getattr(t, f)) for t in pb.tasks] for f in ("workload", "weight", "deadline")))
+        assert res.lower_bound <= opt + 1e-9 <= res.objective + 2e-9
+        assert res.status.name == "OPTIMAL"
+        assert res.objective == pytest.approx(opt)
+        assert not hetero.check(pb, res.schedule)
+    assert added > 0
