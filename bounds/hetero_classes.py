@@ -328,6 +328,42 @@ def _list_columns(problem: HeteroProblem, g: Grid, classes: list[GpuClass], coun
     return cols
 
 
+def _neighbour_columns(classes: list[GpuClass], inc_cols: list, deadline: float | None = None):
+    """Columns one move away from the incumbent's GPU sequences: each sequence without one of its tasks, and
+    with one task of another GPU inserted where it would complete near its due date (the best of three
+    positions).
+
+    Only a richer start for the master LP (real sequences, timed on the grid): a good incumbent is a local
+    optimum of such moves, and the LP's first vertices mix its sequences with their neighbours.
+    """
+    cols, seen = [], set()
+    for c, seq, _ in inc_cols:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        ks = [k for k, _ in seq]
+        done = np.array([t for _, t in seq], np.int64)
+        cands = [ks[:q] + ks[q + 1:] for q in range(len(ks))]
+        mine = set(ks)
+        for k in range(len(c.tasks)):
+            if k in mine:
+                continue
+            q0 = int(np.searchsorted(done, c.D[k]))
+            best = None
+            for q in range(max(0, q0 - 1), min(len(ks), q0 + 1) + 1):
+                cand = ks[:q] + [k] + ks[q:]
+                ts, cost = c.retime(cand)
+                if best is None or cost < best[2]:
+                    best = (cand, ts, cost)
+            cands.append(best[0])
+        for cand in cands:
+            key = (c.row, tuple(cand))
+            if cand and key not in seen:
+                seen.add(key)
+                ts, cost = c.retime(cand)
+                cols.append((c, list(zip(cand, ts.tolist())), cost))
+    return cols
+
+
 def _eft(problem: HeteroProblem) -> Schedule:
     from instances.hetero import evaluate_sequences
 

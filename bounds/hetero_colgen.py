@@ -35,13 +35,19 @@ incumbent's vertex, where every task row is tight, and their value can stay
 at the incumbent's cost for many passes while columns enter. The task rows
 are then covering rows (``sum_c a_ic lambda_c >= 1``, a relaxation: every
 schedule covers each task; duals ``pi_i >= 0``) and start at ``1 - eps_i``
-(random ``eps_i`` up to :data:`PERTURB`, a perturbation of the right-hand
-side), back to ``1`` once ``L`` comes within ``PERTURB`` of the perturbed
-LP's value or the perturbed LP converges (lifted earlier, the master fell
-back to the incumbent's vertex for many passes). Only ``L`` (valid at any
-prices) gives the bound; the restricted master's value feeds the
-convergence test only when unperturbed, and the tentative fixing divided
-by ``1 - PERTURB`` while perturbed (any tentative value is valid).
+(``eps_i = eps u_i``, ``u_i`` drawn from ``U(0, 1)`` once, ``eps`` starting
+at :data:`PERTURB`: a perturbation of the right-hand side), closer to ``1``
+each time ``L`` comes within ``eps`` of the perturbed LP's value or the
+perturbed LP converges: a lift halves ``eps``, down to
+:data:`PERTURB_FLOOR`, and the next one puts the rows back at 1. Lifted
+earlier, or at once, the master fell back to the incumbent's vertex for many
+passes (the perturbed master's columns cover every task fully only together
+with the incumbent's, within the classes' GPU counts); half lifted, it mixes
+them in part. The master also starts with the incumbent's sequences one move
+away (a task out, or a task of another GPU in). Only ``L`` (valid at any
+prices) gives the bound; the restricted master's value feeds the convergence
+test only when unperturbed, and the tentative fixing divided by ``1 - eps``
+while perturbed (any tentative value is valid).
 
 Heuristic pricing: a class with a long horizon is also priced on a coarse
 view (steps of several grid steps, data rounded to the nearest step), whose
@@ -109,7 +115,7 @@ import numpy as np
 
 from bounds import hetero_ng
 from bounds.hetero_classes import (MAX_STEPS, Coarse, GpuClass, Grid, _eft, _incumbent_columns, _list_columns,
-                                   _user_cost, class_columns, grid)
+                                   _neighbour_columns, _user_cost, class_columns, grid)
 from bounds.hetero_pricing import backward, forward
 from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
@@ -122,6 +128,9 @@ __all__ = ["ColgenBound", "colgen_bound", "Grid", "grid", "GpuClass", "MAX_STEPS
 COLUMNS_PER_CLASS = 12
 #: Random list schedules whose GPU sequences start the master LP.
 START_SCHEDULES = 200
+#: Whether the bound alone's master also starts with the incumbent's sequences one move away (a task out, or
+#: one in).
+NEIGHBOURS = True
 DEBUG = False
 #: Weight of the best prices so far in the smoothed prices (Wentges).
 SMOOTHING = 0.5
@@ -146,8 +155,10 @@ FINAL_EXACT = True
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
 #: The task rows start at ``1 - U(0, PERTURB)`` (a perturbation of the right-hand side against the degenerate
-#: first masters; lifted when ``L`` comes within ``PERTURB`` of the perturbed LP's value or that LP converges).
+#: first masters; halved when ``L`` comes within it of the perturbed LP's value or that LP converges).
 PERTURB = 0.05
+#: Each lift halves the perturbation, down to this much; the next lift removes it.
+PERTURB_FLOOR = 0.05 / 8
 
 
 @dataclass
@@ -199,21 +210,25 @@ class _Master:
         self.archive: list = []     # removed columns that are real GPU schedules (for the pool)
         self.failures: list[str] = []   # HiGHS statuses of LPs that failed twice
         self.perturbed = False
+        self.eps = 0.0
+        self.shape = np.zeros(n)
 
     def perturb(self, eps: float, seed: int = 0) -> None:
         """Lower the task rows to ``1 - U(0, eps)`` (the incumbent's vertex is no longer degenerate)."""
         if eps > 0:
-            lo = 1.0 - np.random.default_rng(seed).uniform(0.0, eps, self.n)
-            hi = np.full(self.n, highspy.kHighsInf) if self.cover else np.ones(self.n)
-            self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), lo, hi)
-            self.perturbed = True
+            self.shape = np.random.default_rng(seed).uniform(0.0, 1.0, self.n)
+            self._rows(eps)
 
-    def unperturb(self) -> None:
-        """Task rows back to ``>= 1``."""
+    def _rows(self, eps: float) -> None:
+        hi = np.full(self.n, highspy.kHighsInf) if self.cover else np.ones(self.n)
+        self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), 1.0 - eps * self.shape, hi)
+        self.eps, self.perturbed = eps, eps > 0
+
+    def unperturb(self, floor: float = 0.0) -> None:
+        """Task rows closer to ``>= 1``: the perturbation halved, or lifted once it would fall below
+        ``floor``."""
         if self.perturbed:
-            hi = np.full(self.n, highspy.kHighsInf) if self.cover else np.ones(self.n)
-            self.h.changeRowsBounds(self.n, np.arange(self.n, dtype=np.int32), np.ones(self.n), hi)
-            self.perturbed = False
+            self._rows(self.eps / 2 if self.eps / 2 >= floor > 0 else 0.0)
 
     def add(self, cols: list[tuple[GpuClass, list[tuple[int, int]], float]]) -> None:
         """Add columns ``(class, [(local task, completion), ...], cost)``."""
@@ -400,6 +415,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     # the start columns get a fifth of the time left
     master.add(_list_columns(problem, g, classes, START_SCHEDULES,
                              None if deadline is None else t0 + 0.2 * (deadline - t0)))
+    if NEIGHBOURS and cover:
+        master.add(_neighbour_columns(classes, inc_cols, None if deadline is None else t0 + 0.2 * (deadline - t0)))
     if pool:
         by_gpus = {tuple(c.gpus): c for c in classes}
         # problem task -> the class's local index
@@ -533,8 +550,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         last_solution = (np.asarray(master.h.getSolution().col_value, dtype=float), list(master.cols))
         if tentative:
             # any tentative value keeps min(L, theta) valid; the perturbed LP's, scaled to rows of 1 at least
-            # (of the lowest right-hand side 1 - PERTURB), lets fixing start while the master is perturbed
-            goal = min(goal, lp / (1 - PERTURB) if master.perturbed else lp)
+            # (of the lowest right-hand side 1 - eps), lets fixing start while the master is perturbed
+            goal = min(goal, lp / (1 - master.eps) if master.perturbed else lp)
         pi_price = alpha * center + (1 - alpha) * pi_lp
         new = []
         # L comes from exact passes only: near the deadline one is due now when another heuristic pass would
@@ -560,9 +577,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
                           f"alpha={alpha:.2f} theta={theta_net:.0f} new={len(new)}")
                 if total > best:
                     best, center = total, pi_price.copy()
-                if new and master.perturbed and total >= (1 - PERTURB) * lp:
-                    # L within the perturbation of the perturbed LP: the rows back to 1 (the next solve)
-                    master.unperturb()
+                if new and master.perturbed and total >= (1 - master.eps) * lp:
+                    # L within the perturbation of the perturbed LP: the rows closer to 1 (the next solve)
+                    master.unperturb(PERTURB_FLOOR)
                 if min(total, cap(theta_net)) > bound:
                     bound = min(total, cap(theta_net))
                     trace.append((round(time.perf_counter() - t0, 2), passes, bound / g.scale))
@@ -613,7 +630,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             if not new and ng and total > -math.inf and time.perf_counter() < (deadline or math.inf) and grow():
                 continue
             if not new and master.perturbed:
-                master.unperturb()
+                master.unperturb(PERTURB_FLOOR)
                 continue
             if not new:
                 converged = total > -math.inf

@@ -285,6 +285,55 @@ def test_the_covering_master_is_a_relaxation_and_ends_unperturbed(n, seed):
         assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
 
 
+def test_the_perturbation_is_lifted_in_halves():
+    """Each lift halves the task rows' perturbation (the same shape of draws) until it would fall below the
+    floor; the next lift puts the rows back at 1."""
+    from bounds.hetero_classes import GpuClass
+    from bounds.hetero_colgen import _Master
+
+    pb = hetero.generate(12, seed=5)
+    g = grid(pb, 1e6)
+    cls = [GpuClass(g, [j], j) for j in range(pb.m) if g.eligible[:, j].any()]
+    m = _Master(len(g.tasks), cls, cover=True)
+    m.perturb(0.08)
+    shape = 1.0 - np.asarray(m.h.getLp().row_lower_)[:m.n]
+    assert 0 < shape.max() <= 0.08 and m.perturbed
+    for eps in (0.04, 0.02, 0.01):
+        m.unperturb(0.01)
+        low = np.asarray(m.h.getLp().row_lower_)[:m.n]
+        assert np.allclose(1.0 - low, shape * eps / 0.08) and m.perturbed
+    m.unperturb(0.01)
+    assert not m.perturbed and np.allclose(np.asarray(m.h.getLp().row_lower_)[:m.n], 1.0)
+
+
+@pytest.mark.parametrize("n,seed", [(12, 2), (30, 8)])
+def test_the_incumbents_neighbours_are_real_sequences_one_move_away(n, seed):
+    """The start columns next to the incumbent: each class's sequence less one task, or with one task of
+    another GPU in; no task twice, timed semi-actively on the class's grid at the cost the grid gives."""
+    from bounds.hetero_classes import GpuClass, _incumbent_columns, _neighbour_columns
+    from heuristics.hetero import fifo
+
+    pb = hetero.generate(n, seed=seed)
+    start = fifo(pb)
+    g = grid(pb, sum(pb.weight[pb.index[x.task]] * max(0.0, x.end - pb.deadline[pb.index[x.task]])
+                     for x in start.assignments) + 1.0)
+    cls = [GpuClass(g, [j], j) for j in range(pb.m) if g.eligible[:, j].any()]
+    inc, _ = _incumbent_columns(pb, g, start, cls)
+    base = {c.row: [k for k, _ in seq] for c, seq, _ in inc}
+    cols = _neighbour_columns(cls, inc)
+    assert cols
+    for c, seq, cost in cols:
+        ks = [k for k, _ in seq]
+        assert len(set(ks)) == len(ks)
+        ts, want = c.retime(ks)
+        assert [t for _, t in seq] == ts.tolist() and cost == want
+        old = base[c.row]
+        if len(ks) < len(old):
+            assert len(ks) == len(old) - 1 and set(ks) < set(old)
+        else:
+            assert len(ks) == len(old) + 1 and set(old) < set(ks) and [k for k in ks if k in set(old)] == old
+
+
 def test_the_pass_before_the_deadline_is_exact():
     """The bound comes from exact passes only: where the deadline stops an unconverged column generation, the
     heuristic pass that would leave no time for another exact one is replaced by an exact pass. The time
