@@ -570,6 +570,8 @@ class _Tree:
             return
         rem = dl.remaining()
         budget = seconds if rem is None else min(seconds, 0.5 * rem)
+        if budget <= 0:     # out of time (the ILS takes only a positive limit)
+            return
         self.roundings += 1
         sched = ils(self.problem, time_limit=budget, start=start,
                     seed=(self.seed + self.roundings) % (opt.MAX_SEED + 1))

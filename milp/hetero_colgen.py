@@ -167,8 +167,10 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
         # the columns hold no better schedule: a longer ILS walk from another seed, then bound again
         from heuristics.hetero import ils
 
-        tries += 1
         left = None if end is None else end - time.perf_counter()
+        if left is not None and left <= 0:      # out of time (the ILS takes only a positive limit)
+            break
+        tries += 1
         sched = ils(problem, time_limit=ILS_SECONDS if left is None else ILS_SHARE * left,
                     seed=(seed + tries) % (opt.MAX_SEED + 1))
         obj = weighted_tardiness(problem, sched)

@@ -3,6 +3,7 @@
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bounds.hetero_colgen import colgen_bound
@@ -239,3 +240,32 @@ def test_the_root_lp_is_rounded_before_the_first_node():
         assert info["roundings"] == 1 and info["nodes"] == 0
         assert not hetero.check(pb, sched)
         assert rt.bound - 1e-9 <= lb <= hetero.weighted_tardiness(pb, sched) <= hetero.weighted_tardiness(pb, start)
+
+
+def test_a_rounding_out_of_time_runs_no_search():
+    """The tree's rounding of an LP support ends without a local search once the deadline has passed (the ILS
+    takes only a positive time limit), and keeps its incumbent."""
+    import time
+
+    from milp.hetero_bnp import _Tree
+
+    pb = hetero.generate(12, seed=4)
+    start = fifo(pb)
+    res = colgen_bound(pb, start, time_limit=20)
+    tree = _Tree(pb, res.grid, start, 0, False)
+    pos = {int(t): i for i, t in enumerate(res.grid.tasks)}
+    cls = {j: c for c in tree.classes for j in c.gpus}
+    supp = []
+    for j in range(pb.m):
+        mine = sorted((x for x in start.assignments if pb.gpu_index[x.gpu] == j), key=lambda x: x.end)
+        if mine:
+            tasks = np.array([pos[pb.index[x.task]] for x in mine], np.int64)
+            supp.append((1.0, cls[j], tasks, np.array([x.end for x in mine])))
+    dl = Deadline(1e-6)
+    time.sleep(0.01)
+    before = tree.best_obj
+    tree.round_support(supp, dl)
+    assert tree.roundings == 0 and tree.best_obj == before
+    # with time left, the same support is rounded and searched from
+    tree.round_support(supp, Deadline(5.0))
+    assert tree.roundings == 1 and tree.best_obj <= before
