@@ -18,9 +18,9 @@ d_i``, slope ``-w_j``) or where both are late and ``w_i < w_j``. So besides
 the pairs of :func:`bounds.hetero_dp.tardiness_precedences` (``w_i >= w_j``,
 ``d_i <= max(d_j, e_j)``), this rule keeps ``i`` before ``j`` when ``j`` is on
 time wherever it could take ``i``'s place (``A_i <= d_j``), and in the
-other cases where ``[e_j, A_i]`` misses both falling stretches. On instances
-with few late jobs, whose known successors soon bring ``A_i`` below the due
-dates, it relates about one and a half to twice as many pairs.
+other cases where ``[e_j, A_i]`` misses both falling stretches; on instances
+with few late jobs the known successors soon bring ``A_i`` below the due
+dates, and each pair found narrows the windows for the next.
 
 The rule holds for the schedule that comes first in the tie-break ``rank``
 among the optimal ones (``i`` must come first in ``rank``: the interchange
