@@ -54,9 +54,10 @@ view (steps of several grid steps, data rounded to the nearest step), whose
 cheapest paths are re-timed on the class's own grid and join the master when
 they price out at the LP's duals; the exact pricing (and so ``L``, the bound
 and the convergence test) runs when the views find nothing, at least every
-:data:`FINE_EVERY` passes, and in place of a heuristic pass after which no
-exact one would fit before the deadline (the bound then comes from the last
-LP's prices; ``info["final_exact"]`` counts these). The master keeps at most
+:data:`FINE_EVERY` passes (:data:`FINE_EVERY_ALONE` for the bound alone),
+and in place of a heuristic pass after which no exact one would fit before
+the deadline (the bound then comes from the last LP's prices;
+``info["final_exact"]`` counts these). The master keeps at most
 :data:`MAX_COLUMNS` columns (those with the largest reduced costs go).
 
 Elementarity: once the LP converges on pseudo-schedules that repeat a task,
@@ -134,8 +135,11 @@ NEIGHBOURS = True
 DEBUG = False
 #: Weight of the best prices so far in the smoothed prices (Wentges).
 SMOOTHING = 0.5
-#: The exact pricing runs when the coarse views find nothing, and at least every ``FINE_EVERY`` passes.
+#: The exact pricing runs when the coarse views find nothing, and at least every ``FINE_EVERY`` passes
+#: (``FINE_EVERY_ALONE`` for the bound alone, ``cover``: its ``L`` is the bound, so it gains from more
+#: exact passes while the LP is far from converged).
 FINE_EVERY = 8
+FINE_EVERY_ALONE = 4
 #: Guessed seconds per (completion time, task) pair of a class's first pricing pass (later passes are timed).
 PASS_SECONDS = 3e-7
 #: Simplex strategy of the master (HiGHS: 4, primal; columns are added to a primal feasible basis).
@@ -539,6 +543,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     if not any(isinstance(v, Coarse) for v in views):
         views = []
     last_solution = (np.zeros(0), [])      # the last master LP's lambda and its columns
+    fine_every = FINE_EVERY_ALONE if cover else FINE_EVERY
     step = 0.0      # the last pass's time outside the exact pricing (whose passes are timed apart)
     while passes < max_iter and bound < target - 1e-6 * max(1.0, abs(target)):
         t1 = time.perf_counter()
@@ -558,8 +563,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         # leave no time for it (the LP has moved since the last one)
         last_call = deadline is not None and FINAL_EXACT and t1 + 2 * step + sum(
             c.work.get("seconds", PASS_SECONDS * c.alive.size) for c in classes) >= deadline
-        forced += bool(views) and since_fine < FINE_EVERY and last_call
-        if views and since_fine < FINE_EVERY and not last_call:
+        forced += bool(views) and since_fine < fine_every and last_call
+        if views and since_fine < fine_every and not last_call:
             since_fine += 1
             heuristic += 1
             labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[getattr(v, "cls", v).tasks], v.work))
