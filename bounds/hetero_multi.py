@@ -27,7 +27,7 @@ Examples
 --------
 >>> from instances import hetero
 >>> pb = hetero.generate(8, gpus=("T4", "V100"), seed=1)
->>> res = multi_bound(pb, time_limit=20)
+>>> res = multi_bound(pb, time_limit=2)
 >>> 0 <= res.bound
 True
 """
