@@ -35,6 +35,19 @@ def brute(p, w, d, start=0.0):
     return best
 
 
+def first_optimal(p, w, d, rank):
+    """The optimal sequence that comes first in ``rank`` order (position by position), by enumeration:
+    ``(sequence, completion times, cost)``."""
+    best = None
+    for perm in itertools.permutations(range(len(p))):
+        C = [sum(p[j] for j in perm[:k + 1]) for k in range(len(perm))]
+        cost = int(sum(w[j] * max(0, c - d[j]) for j, c in zip(perm, C)))
+        key = (cost, [int(rank[j]) for j in perm])
+        if best is None or key < best[0]:
+            best = (key, perm, C)
+    return best[1], best[2], best[0][0]
+
+
 def by_subsets(p, w, d):
     """Least total weighted tardiness by dynamic programming over job subsets (up to about 20 jobs)."""
     n = len(p)

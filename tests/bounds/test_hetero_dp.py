@@ -128,18 +128,7 @@ def test_label_limit_aborts_the_pass():
     assert out.aborted and out.bound == -INF
 
 
-def _first_optimal(p, w, d, rank):
-    """The optimal sequence that comes first in ``rank`` order (position by position), by enumeration."""
-    import itertools
-
-    best = None
-    for perm in itertools.permutations(range(len(p))):
-        C = np.cumsum(p[list(perm)])
-        cost = int(sum(w[j] * max(0, c - d[j]) for j, c in zip(perm, C)))
-        key = (cost, [int(rank[j]) for j in perm])
-        if best is None or key < best[0]:
-            best = (key, perm, C)
-    return best[1], best[2], best[0][0]
+_first_optimal = _oracle.first_optimal
 
 
 tiny = st.integers(2, 6).flatmap(lambda n: st.tuples(
