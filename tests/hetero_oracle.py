@@ -48,6 +48,20 @@ def first_optimal(p, w, d, rank):
     return best[1], best[2], best[0][0]
 
 
+def assert_grid_keeps(grid, prec, seq, C):
+    """Restrict ``grid`` (a :class:`bounds.hetero_dp.Grid`) to the pairs ``prec``, apply its three-job rule,
+    and assert that it keeps the sequence ``seq`` with completions ``C`` arc by arc."""
+    import numpy as np
+
+    grid.restrict(prec)
+    grid.dominate3(rounds=3)
+    for k, (j, t) in enumerate(zip(seq, C)):
+        assert grid.alive[t, j]
+        if k:
+            i = seq[k - 1]
+            assert grid.mask[t, j, i >> 6] >> np.uint64(i & 63) & np.uint64(1)
+
+
 def by_subsets(p, w, d):
     """Least total weighted tardiness by dynamic programming over job subsets (up to about 20 jobs)."""
     n = len(p)

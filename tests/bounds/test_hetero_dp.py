@@ -179,13 +179,7 @@ def _check_first_optimal_kept(data, tail: bool):
     prec = tardiness_precedences(p, w, d, grid.rank)
     pos = {j: k for k, j in enumerate(seq)}
     assert all(pos[i] < pos[j] for i, j in zip(*np.nonzero(prec)))
-    grid.restrict(prec)
-    grid.dominate3(rounds=3)
-    for k, (j, t) in enumerate(zip(seq, C)):
-        assert grid.alive[t, j]
-        if k:
-            i = seq[k - 1]
-            assert grid.mask[t, j, i >> 6] >> np.uint64(i & 63) & np.uint64(1)
+    _oracle.assert_grid_keeps(grid, prec, seq, C)
     search = ModifierSearch(grid, np.zeros(len(p)), opt + 0.5, prec=prec)
     search.add(range(len(p)))
     assert search.forward().value == opt

@@ -41,13 +41,7 @@ def test_pairs_windows_and_grid_keep_the_first_optimal_schedule(data):
     assert not (tardiness_precedences(p, w, d, grid.rank) & ~prec).any()
     pos = {j: k for k, j in enumerate(seq)}
     assert all(pos[i] < pos[j] for i, j in zip(*np.nonzero(prec)))
-    grid.restrict(prec)
-    grid.dominate3(rounds=3)
-    for k, (j, t) in enumerate(zip(seq, C)):
-        assert grid.alive[t, j]
-        if k:
-            i = seq[k - 1]
-            assert grid.mask[t, j, i >> 6] >> np.uint64(i & 63) & np.uint64(1)
+    _oracle.assert_grid_keeps(grid, prec, seq, C)
     # every job a modifier, pruned by the pairs: the relaxation is the problem itself
     search = ModifierSearch(grid, np.zeros(len(p)), opt + 0.5, prec=prec)
     search.add(range(len(p)))
@@ -67,16 +61,6 @@ def test_job_on_time_in_the_other_place_follows_despite_a_larger_weight():
     assert not interchange_precedences(p, w, np.array([1, 5, 2]), rank)[0, 1]
 
 
-def _oracle():
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_exact_method_with_the_new_pairs_matches_the_subset_dp_on_few_late_jobs():
     # OR-Library-style instances with few late jobs (TF 0.4, RDD 0.6-0.8), where the rule adds most pairs: the
     # solve's optimum must be the subset DP's, and its schedule pass the checker
@@ -84,7 +68,7 @@ def test_exact_method_with_the_new_pairs_matches_the_subset_dp_on_few_late_jobs(
     from instances import hetero
     from milp.hetero_ssdp import solve_ssdp
 
-    by_subsets = _oracle().by_subsets
+    by_subsets = _oracle.by_subsets
     added = 0
     for k, rdd in enumerate([0.6, 0.8, 0.6, 0.8, 0.6, 0.8]):
         pb = hetero.generate_orlib(14, tf=0.4, rdd=rdd, seed=180 + k)
