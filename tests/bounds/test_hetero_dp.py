@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from bounds import hetero as hb
 from bounds.hetero_dp import Grid, Successive
-from bounds.hetero_subgradient import optimize
 from bounds.hetero_ti import INF, Network, tardiness_costs
 from milp.hetero_modifiers import ModifierSearch
 
