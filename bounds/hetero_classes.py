@@ -342,7 +342,7 @@ def _neighbour_columns(classes: list[GpuClass], inc_cols: list, deadline: float 
             break
         ks = [k for k, _ in seq]
         done = np.array([t for _, t in seq], np.int64)
-        cands = [ks[:q] + ks[q + 1:] for q in range(len(ks))]
+        cands = [(cand, *c.retime(cand)) for cand in (ks[:q] + ks[q + 1:] for q in range(len(ks))) if cand]
         mine = set(ks)
         for k in range(len(c.tasks)):
             if k in mine:
@@ -354,12 +354,11 @@ def _neighbour_columns(classes: list[GpuClass], inc_cols: list, deadline: float 
                 ts, cost = c.retime(cand)
                 if best is None or cost < best[2]:
                     best = (cand, ts, cost)
-            cands.append(best[0])
-        for cand in cands:
+            cands.append(best)
+        for cand, ts, cost in cands:
             key = (c.row, tuple(cand))
-            if cand and key not in seen:
+            if key not in seen:
                 seen.add(key)
-                ts, cost = c.retime(cand)
                 cols.append((c, list(zip(cand, ts.tolist())), cost))
     return cols
 

@@ -423,12 +423,18 @@ def tardiness_precedences(p, w, d, rank) -> np.ndarray:
     P = np.zeros_like(base)
     while True:
         early = p + P.T.astype(np.int64) @ p          # earliest completion after the known predecessors
-        new = tail | (base & (d[:, None] <= np.maximum(d, early)[None, :]))
-        for k in range(len(p)):                       # transitive closure (Floyd-Warshall)
-            new |= new[:, k:k + 1] & new[k:k + 1, :]
+        new = _closure(tail | (base & (d[:, None] <= np.maximum(d, early)[None, :])))
         if (new == P).all():
             return P
         P = new
+
+
+def _closure(pairs: np.ndarray) -> np.ndarray:
+    """Transitive closure of a boolean pair matrix (Floyd-Warshall)."""
+    out = pairs.copy()
+    for k in range(len(out)):
+        out |= out[:, k:k + 1] & out[k:k + 1, :]
+    return out
 
 
 @njit(cache=True)

@@ -33,18 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds.hetero_dp import _tail_pairs
+from bounds.hetero_dp import _closure, _tail_pairs
 from instances.options import known_options
 
 __all__ = ["interchange_precedences"]
-
-
-def _closure(pairs: np.ndarray) -> np.ndarray:
-    """Transitive closure (Floyd-Warshall on booleans)."""
-    out = pairs.copy()
-    for k in range(len(out)):
-        out |= out[:, k:k + 1] & out[k:k + 1, :]
-    return out
 
 
 @known_options
