@@ -28,11 +28,16 @@ task before ``j`` and the cheapest one with another task before ``j``; an
 idle label "``j`` completed before ``t``, the machine idles since" keeps the
 same two. A task ``k`` starting at ``s`` follows a completion label of ``s``,
 or, only if ``s`` is its arrival, an idle label of ``s`` or the empty machine.
-The completion labels of ``s`` are scanned in order of value and the scan
-stops at the first that cannot improve the two kept, so a pass costs about
-``H n log n``. Compiled with numba (:func:`forward`); :func:`columns` reads
-the cheapest pseudo-schedule ending with each task off the labels;
-:func:`backward` bounds the rest of a pseudo-schedule for reduced-cost fixing.
+The finite completion labels of each time are kept in order of value (the
+completions allowed at a time are few: an insertion sort as they are made),
+and the scan of ``s``'s stops at the first that cannot improve the two kept.
+The idle labels of ``j`` change only where ``j`` completes, so they are
+carried in one running pair per task, updated from each time's finite
+completions, and stored only at the arrival times (the only starts after
+idle time); each stored idle label names the completion label it carries.
+Compiled with numba (:func:`forward`); :func:`columns` reads the cheapest
+pseudo-schedule ending with each task off the labels; :func:`backward`
+bounds the rest of a pseudo-schedule for reduced-cost fixing.
 
 Examples
 --------
@@ -58,15 +63,16 @@ __all__ = ["Labels", "forward", "backward", "columns", "path_cost", "trace"]
 
 @dataclass
 class Labels:
-    """Labels of one pricing pass (arrays indexed ``[t, j]``, ``j = n`` the empty machine).
+    """Labels of one pricing pass (``d*`` indexed ``[t, j]``, ``j = n`` the empty machine).
 
     ``d*``: task ``j`` completes at ``t`` (value ``df1`` with the task
     ``dp1`` before it, ``df2`` with another one ``dp2``; ``ds1``/``ds2``:
-    that task's label was a completion label, 0, or an idle one, 1). ``i*``:
-    ``j`` completed before ``t`` and the machine idles since (``is1``/``is2``:
-    carried from label 1 or 2 of the completion labels of ``t - 1``, codes 1
-    and 2, or of its idle labels, 3 and 4). ``best``/``best_t``: the cheapest
-    completion label of each task and its time.
+    that task's label was a completion label, 0, or an idle one, 1). ``i*``,
+    indexed ``[slot[t], j]`` at the arrival times ``t`` (``slot`` is -1
+    elsewhere): ``j`` completed before ``t`` and the machine idles since
+    (``is1``/``is2``: the completion label carried, ``2 t' + 1`` for label 1
+    of ``(t', j)`` and ``2 t' + 2`` for label 2). ``best``/``best_t``: the
+    cheapest completion label of each task and its time.
     """
 
     df1: np.ndarray
@@ -75,6 +81,7 @@ class Labels:
     df2: np.ndarray
     dp2: np.ndarray
     ds2: np.ndarray
+    slot: np.ndarray
     if1: np.ndarray
     ip1: np.ndarray
     is1: np.ndarray
@@ -147,38 +154,48 @@ def _insert(b1, j1, e1, b2, j2, e2, v, j, e):
 
 
 @numba.njit(cache=True)
-def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, is1, if2, ip2, is2, order,
-             best, best_t):
+def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, slot, if1, ip1, is1, if2, ip2, is2, order, cnt,
+             cur_v, cur_p, cur_s, best, best_t):
     n = P.shape[0]
     inf = np.inf
     for k in range(n):
         best[k] = inf
         best_t[k] = -1
+    for j in range(n):
+        cur_v[0, j] = inf
+        cur_v[1, j] = inf
+        cur_p[0, j] = -1
+        cur_p[1, j] = -1
+        cur_s[0, j] = 0
+        cur_s[1, j] = 0
     for t in range(H + 1):
         # only the values need a start: a label's other fields are read only once it is finite
         for j in range(n + 1):
             df1[t, j] = inf
             df2[t, j] = inf
-        if t == 0:
-            for j in range(n + 1):
-                if1[0, j] = inf
-                if2[0, j] = inf
-                ip1[0, j] = -1
-                ip2[0, j] = -1
-                is1[0, j] = 0
-                is2[0, j] = 0
-        else:
+        if t > 0:
+            # the idle labels of j change only where j completed at t - 1
+            for idx in range(cnt[t - 1]):
+                j = order[t - 1, idx]
+                v1, q1, c1, v2, q2, c2 = _merge(df1[t - 1, j], dp1[t - 1, j], 2 * t - 1, df2[t - 1, j],
+                                                dp2[t - 1, j], 2 * t, cur_v[0, j], cur_p[0, j], cur_s[0, j],
+                                                cur_v[1, j], cur_p[1, j], cur_s[1, j])
+                cur_v[0, j] = v1
+                cur_p[0, j] = q1
+                cur_s[0, j] = c1
+                cur_v[1, j] = v2
+                cur_p[1, j] = q2
+                cur_s[1, j] = c2
+        r = slot[t]
+        if r >= 0:
             for j in range(n):
-                v1, q1, c1, v2, q2, c2 = _merge(df1[t - 1, j], dp1[t - 1, j], 1, df2[t - 1, j], dp2[t - 1, j], 2,
-                                                if1[t - 1, j], ip1[t - 1, j], 3, if2[t - 1, j], ip2[t - 1, j], 4)
-                if1[t, j] = v1
-                ip1[t, j] = q1
-                is1[t, j] = c1
-                if2[t, j] = v2
-                ip2[t, j] = q2
-                is2[t, j] = c2
-            if1[t, n] = inf
-            if2[t, n] = inf
+                if1[r, j] = cur_v[0, j]
+                ip1[r, j] = cur_p[0, j]
+                is1[r, j] = cur_s[0, j]
+                if2[r, j] = cur_v[1, j]
+                ip2[r, j] = cur_p[1, j]
+                is2[r, j] = cur_s[1, j]
+        m = 0
         for k in range(n):
             if not alive[t, k]:
                 continue
@@ -193,7 +210,7 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, i
             e2 = 0
             # right after a task that completes at s (no idle): the two cheapest distinct sources j != k,
             # no 2-cycle k, j, k, no adjacent pair j, k that the interchange k, j beats
-            for idx in range(n):
+            for idx in range(cnt[s]):
                 j = order[s, idx]
                 fj = df1[s, j]
                 if fj >= b2:
@@ -207,30 +224,36 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, if1, ip1, i
             if s == A[k]:
                 # a semi-active schedule idles only until an arrival: from idle (or an empty machine)
                 # a task starts at its own arrival
+                q = slot[s]
                 for j in range(n + 1):
                     if j == k:
                         continue
                     if j == n:
                         v = 0.0
                     else:
-                        v = if1[s, j] if ip1[s, j] != k else if2[s, j]
+                        v = if1[q, j] if ip1[q, j] != k else if2[q, j]
                     b1, j1, e1, b2, j2, e2 = _insert(b1, j1, e1, b2, j2, e2, v, j, 1)
             if j1 < 0:
                 continue
             c = _tard(W, D, k, t) - pi[k]
-            df1[t, k] = b1 + c
+            v1 = b1 + c
+            df1[t, k] = v1
             dp1[t, k] = j1
             ds1[t, k] = e1
             df2[t, k] = b2 + c
             dp2[t, k] = j2
             ds2[t, k] = e2
-            if b1 + c < best[k]:
-                best[k] = b1 + c
+            if v1 < best[k]:
+                best[k] = v1
                 best_t[k] = t
-        if np.isfinite(df1[t, :n]).any():
-            order[t] = np.argsort(df1[t, :n])
-        else:
-            order[t, 0] = 0         # no completion at t: the scans from t stop at once
+            # into t's finite completions in order of value (ties in task order)
+            r = m
+            while r > 0 and df1[t, order[t, r - 1]] > v1:
+                order[t, r] = order[t, r - 1]
+                r -= 1
+            order[t, r] = k
+            m += 1
+        cnt[t] = m
 
 
 @known_options
@@ -255,17 +278,24 @@ def forward(P, A, alive, W, D, pi, work: dict | None = None) -> Labels:
     """
     H = alive.shape[0] - 1
     n = len(P)
+    A = np.asarray(A, np.int64)
+    arrivals = np.unique(A[A <= H])
     work = {} if work is None else work
-    if work.get("rows", -1) < H + 1 or work.get("n") != n:
-        shape = (H + 1, n + 1)
-        work.update(rows=H + 1, n=n, order=np.empty((H + 1, n), np.int32),
-                    arrays=[np.empty(shape, dtype) for _ in range(4) for dtype in (np.float64, np.int32, np.int8)])
+    if work.get("rows", -1) < H + 1 or work.get("n") != n or work.get("slots", -1) < len(arrivals):
+        shape, idle = (H + 1, n + 1), (max(1, len(arrivals)), n)
+        work.update(rows=H + 1, n=n, slots=len(arrivals), order=np.empty((H + 1, n), np.int32),
+                    cnt=np.empty(H + 1, np.int32),
+                    arrays=[np.empty(shape, dtype) for _ in range(2) for dtype in (np.float64, np.int32, np.int8)],
+                    idle=[np.empty(idle, dtype) for _ in range(2) for dtype in (np.float64, np.int32, np.int64)],
+                    cur=(np.empty((2, n)), np.empty((2, n), np.int32), np.empty((2, n), np.int64)))
     arrays = [x[:H + 1] for x in work["arrays"]]
-    order = work["order"][:H + 1]
+    slot = np.full(H + 1, -1, np.int32)
+    slot[arrivals] = np.arange(len(arrivals), dtype=np.int32)
     best, best_t = np.empty(n), np.empty(n, np.int64)
-    _forward(np.asarray(P, np.int64), np.asarray(A, np.int64), alive, np.asarray(W, np.float64),
-             np.asarray(D, np.int64), np.asarray(pi, np.float64), int(H), *arrays, order, best, best_t)
-    return Labels(*arrays, best, best_t)
+    _forward(np.asarray(P, np.int64), A, alive, np.asarray(W, np.float64), np.asarray(D, np.int64),
+             np.asarray(pi, np.float64), int(H), *arrays, slot, *work["idle"], work["order"][:H + 1],
+             work["cnt"][:H + 1], *work["cur"], best, best_t)
+    return Labels(*arrays, slot, *work["idle"], best, best_t)
 
 
 @numba.njit(cache=True)
@@ -312,31 +342,28 @@ def backward(P, A, alive, W, D, pi) -> np.ndarray:
 
 
 @numba.njit(cache=True)
-def _trace(P, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, k, t, out):
+def _trace(P, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, k, t, out):
     n = dp1.shape[1] - 1
     m = 0
     which = 1
-    idle = False
     while k != n:
-        if idle:
-            code = is1[t, k] if which == 1 else is2[t, k]
-            t -= 1
-            idle = code >= 3
-            which = 1 if code == 1 or code == 3 else 2
-            continue
         out[m, 0] = k
         out[m, 1] = t
         m += 1
         pred = dp1[t, k] if which == 1 else dp2[t, k]
         idle = (ds1[t, k] if which == 1 else ds2[t, k]) == 1
         s = t - P[k]
-        if pred != n:
-            if idle:
-                which = 1 if ip1[s, pred] != k else 2
-            else:
+        if pred != n and idle:
+            # the idle label names the completion label it carries
+            r = slot[s]
+            code = is1[r, pred] if ip1[r, pred] != k else is2[r, pred]
+            t = (code - 1) // 2
+            which = 1 if code % 2 == 1 else 2
+        else:
+            if pred != n:
                 which = 1 if dp1[s, pred] != k else 2
+            t = s
         k = pred
-        t = s
     return m
 
 
@@ -344,7 +371,7 @@ def _trace(P, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, k, t, out):
 def trace(lab: Labels, P, j: int) -> list[tuple[int, int]]:
     """The cheapest pseudo-schedule ending with task ``j``: ``(task, completion)`` in time order."""
     out = np.empty((lab.df1.shape[0] + 1, 2), np.int64)
-    m = _trace(np.asarray(P, np.int64), lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.ip1, lab.is1, lab.ip2, lab.is2,
+    m = _trace(np.asarray(P, np.int64), lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.slot, lab.ip1, lab.is1, lab.is2,
                int(j), int(lab.best_t[j]), out)
     return [(int(k), int(t)) for k, t in out[:m][::-1]]
 
@@ -356,10 +383,10 @@ def path_cost(seq, W, D) -> float:
 
 
 @numba.njit(cache=True)
-def _columns(P, W, D, pi, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, best, best_t, picks, buf, lens, costs):
+def _columns(P, W, D, pi, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, best, best_t, picks, buf, lens, costs):
     for q in range(len(picks)):
         j = picks[q]
-        m = _trace(P, dp1, ds1, dp2, ds2, ip1, is1, ip2, is2, j, best_t[j], buf[q])
+        m = _trace(P, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, j, best_t[j], buf[q])
         lens[q] = m
         c = 0.0
         for r in range(m):
@@ -380,7 +407,7 @@ def columns(lab: Labels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[tup
     buf = np.empty((len(picks), lab.df1.shape[0] + 1, 2), np.int64)
     lens, costs = np.empty(len(picks), np.int64), np.empty(len(picks))
     _columns(np.asarray(P, np.int64), np.asarray(W, np.float64), np.asarray(D, np.int64), np.asarray(pi, np.float64),
-             lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.ip1, lab.is1, lab.ip2, lab.is2, lab.best, lab.best_t,
+             lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.slot, lab.ip1, lab.is1, lab.is2, lab.best, lab.best_t,
              picks.astype(np.int64), buf, lens, costs)
     out = []
     for q in range(len(picks)):
