@@ -235,8 +235,8 @@ def _extend(N, pos, j, bits, k):
 
 
 @numba.njit(cache=True)
-def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, pk, icnt, ival, imem, iprd, ia, ib,
-             ic, order, df1, best, best_t, best_l):
+def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj, pl, pk, icnt, ival, imem, iprd, ia,
+             ib, ccnt, cval, cmem, cprd, csrc, cq, cz, order, ord_n, df1, best, best_t, best_l):
     n = P.shape[0]
     inf = np.inf
     merges = 0
@@ -244,26 +244,33 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, 
         best[k] = inf
         best_t[k] = -1
         best_l[k] = -1
+    for j in range(n):
+        ccnt[0, j] = 0
     for t in range(H + 1):
         for j in range(n + 1):
             cnt[t, j] = 0
-            icnt[t, j] = 0
             df1[t, j] = inf
         if t > 0:
-            # idle states of t: the completions and idle states of t - 1 (memories unchanged)
-            for j in range(n):
-                # the idle labels of t - 1 dominate none of each other: copied, then the completions offered
-                m = icnt[t - 1, j]
-                for q in range(m):
-                    ival[t, j, q] = ival[t - 1, j, q]
-                    imem[t, j, q] = imem[t - 1, j, q]
-                    iprd[t, j, q] = iprd[t - 1, j, q]
-                    ia[t, j, q] = 1
-                    ib[t, j, q] = q
-                icnt[t, j] = m
+            # the idle states of j change only where j completed at t - 1: its labels offered to the running
+            # bucket (the labels already there dominate none of each other); each names the completion it carries
+            for idx in range(ord_n[t - 1]):
+                j = order[t - 1, idx]
                 for q in range(cnt[t - 1, j]):
-                    merges += _offer(icnt, ival, imem, iprd, ia, ib, ic, t, j, val[t - 1, j, q], mem[t - 1, j, q],
-                                     prd[t - 1, j, q], 0, q, 0, cap)
+                    merges += _offer(ccnt, cval, cmem, cprd, csrc, cq, cz, 0, j, val[t - 1, j, q], mem[t - 1, j, q],
+                                     prd[t - 1, j, q], t - 1, q, 0, cap)
+        r = slot[t]
+        if r >= 0:
+            # an arrival time: a task may start here after idle time
+            for j in range(n):
+                m = ccnt[0, j]
+                icnt[r, j] = m
+                for q in range(m):
+                    ival[r, j, q] = cval[0, j, q]
+                    imem[r, j, q] = cmem[0, j, q]
+                    iprd[r, j, q] = cprd[0, j, q]
+                    ia[r, j, q] = csrc[0, j, q]
+                    ib[r, j, q] = cq[0, j, q]
+        m_t = 0
         for k in range(n):
             if not alive[t, k]:
                 continue
@@ -273,11 +280,9 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, 
             ck = _tard(W, D, k, t) - pi[k]
             # sources in order of their cheapest label: once two labels of memory {k} with distinct tasks
             # before them are in, every later candidate is dominated
-            for idx in range(n):
+            for idx in range(ord_n[s]):
                 j = order[s, idx]
                 fj = df1[s, j]
-                if fj == inf:
-                    break
                 if j == k:
                     continue
                 if _settled(cnt, val, mem, prd, t, k, fj + ck):
@@ -294,16 +299,19 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, 
             if s == A[k]:
                 # a semi-active schedule idles only until an arrival: from idle or the empty machine
                 merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ck, 1, n, n, 0, 0, cap)
+                r = slot[s]
                 for j in range(n):
                     if j == k:
                         continue
-                    for q in range(icnt[s, j]):
-                        if iprd[s, j, q] == k:
+                    for q in range(icnt[r, j]):
+                        if iprd[r, j, q] == k:
                             continue
-                        nb = _extend(N, pos, j, imem[s, j, q], k)
+                        nb = _extend(N, pos, j, imem[r, j, q], k)
                         if nb >= 0:
-                            merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ival[s, j, q] + ck, nb, j, j, q,
+                            merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ival[r, j, q] + ck, nb, j, j, q,
                                              1, cap)
+            if cnt[t, k] == 0:
+                continue
             for q in range(cnt[t, k]):
                 v = val[t, k, q]
                 if v < df1[t, k]:
@@ -312,7 +320,15 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, cnt, val, mem, prd, pj, pl, 
                     best[k] = v
                     best_t[k] = t
                     best_l[k] = q
-        order[t] = np.argsort(df1[t, :n])
+            # into t's completions in order of their cheapest label (ties in task order)
+            v = df1[t, k]
+            r = m_t
+            while r > 0 and df1[t, order[t, r - 1]] > v:
+                order[t, r] = order[t, r - 1]
+                r -= 1
+            order[t, r] = k
+            m_t += 1
+        ord_n[t] = m_t
     return merges
 
 
@@ -346,24 +362,36 @@ def forward(P, A, alive, W, D, pi, N, work: dict | None = None, cap: int = CAP) 
     H = alive.shape[0] - 1
     n = len(P)
     N = np.ascontiguousarray(N, np.int64)
+    A = np.asarray(A, np.int64)
+    arrivals = np.unique(A[A <= H])
     work = {} if work is None else work
-    if work.get("ng_rows", -1) < H + 1 or work.get("ng_n") != n or work.get("ng_cap") != cap:
+    if (work.get("ng_rows", -1) < H + 1 or work.get("ng_n") != n or work.get("ng_cap") != cap
+            or work.get("ng_slots", -1) < len(arrivals)):
         s2, s3 = (H + 1, n + 1), (H + 1, n + 1, cap)
-        work.update(ng_rows=H + 1, ng_n=n, ng_cap=cap, ng_order=np.empty((H + 1, n), np.int64), ng_arrays=(
-            np.empty(s2, np.int32), np.empty(s3), np.empty(s3, np.int32), np.empty(s3, np.int32),
-            np.empty(s3, np.int32), np.empty(s3, np.int8), np.empty(s3, np.int8),
-            np.empty(s2, np.int32), np.empty(s3), np.empty(s3, np.int32), np.empty(s3, np.int32),
-            np.empty(s3, np.int8), np.empty(s3, np.int8), np.empty(s3, np.int8), np.empty(s2)))
-    arrays = tuple(x[:H + 1] for x in work["ng_arrays"])
+        i2, i3, c3 = (max(1, len(arrivals)), n), (max(1, len(arrivals)), n, cap), (1, n, cap)
+        work.update(ng_rows=H + 1, ng_n=n, ng_cap=cap, ng_slots=len(arrivals),
+                    ng_order=(np.empty((H + 1, n), np.int64), np.empty(H + 1, np.int64)), ng_arrays=(
+                        np.empty(s2, np.int32), np.empty(s3), np.empty(s3, np.int32), np.empty(s3, np.int32),
+                        np.empty(s3, np.int32), np.empty(s3, np.int8), np.empty(s3, np.int8),
+                        np.empty(i2, np.int32), np.empty(i3), np.empty(i3, np.int32), np.empty(i3, np.int32),
+                        np.empty(i3, np.int32), np.empty(i3, np.int8), np.empty(s2)),
+                    ng_running=(np.empty((1, n), np.int32), np.empty(c3), np.empty(c3, np.int32),
+                                np.empty(c3, np.int32), np.empty(c3, np.int32), np.empty(c3, np.int8),
+                                np.empty(c3, np.int8)))
+    arrays = tuple(x[:H + 1] for x in work["ng_arrays"][:7]) + work["ng_arrays"][7:13] + (
+        work["ng_arrays"][13][:H + 1],)
+    slot = np.full(H + 1, -1, np.int64)
+    slot[arrivals] = np.arange(len(arrivals))
     best, best_t, best_l = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
-    merges = _forward(np.asarray(P, np.int64), np.asarray(A, np.int64), alive, np.asarray(W, np.float64),
-                      np.asarray(D, np.int64), np.asarray(pi, np.float64), int(H), N, _pos(N, n), int(cap),
-                      *arrays[:-1], work["ng_order"][:H + 1], arrays[-1], best, best_t, best_l)
-    return NgLabels(arrays[-1], best, best_t, best_l, arrays, int(merges))
+    order, ord_n = work["ng_order"]
+    merges = _forward(np.asarray(P, np.int64), A, alive, np.asarray(W, np.float64), np.asarray(D, np.int64),
+                      np.asarray(pi, np.float64), int(H), N, _pos(N, n), int(cap), slot, *arrays[:-1],
+                      *work["ng_running"], order[:H + 1], ord_n[:H + 1], arrays[-1], best, best_t, best_l)
+    return NgLabels(arrays[-1], best, best_t, best_l, arrays + (slot,), int(merges))
 
 
 @numba.njit(cache=True)
-def _trace(P, pj, pl, pk, ia, ib, k, t, q, out):
+def _trace(P, pj, pl, pk, slot, ia, ib, k, t, q, out):
     n = pj.shape[1] - 1
     m = 0
     while k != n:
@@ -376,12 +404,10 @@ def _trace(P, pj, pl, pk, ia, ib, k, t, q, out):
         t -= P[k]
         k = j
         q = r
-        while idle and k != n:
-            # walk the idle states back to the completion they carry
-            src = ia[t, k, q]
-            q = ib[t, k, q]
-            t -= 1
-            idle = src == 1
+        if idle and k != n:
+            # the idle label names the completion label it carries
+            r = slot[t]
+            t, q = ia[r, k, q], ib[r, k, q]
     return m
 
 
@@ -391,13 +417,13 @@ def columns(lab: NgLabels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[t
     (as :func:`bounds.hetero_pricing.columns`)."""
     order = np.argsort(lab.best, kind="stable")[:limit]
     picks = order[lab.best[order] < -tol]
-    (_, _, _, _, pj, pl, pk, _, _, _, _, ia, ib, _, _) = lab.arrays
+    (_, _, _, _, pj, pl, pk, _, _, _, _, ia, ib, _, slot) = lab.arrays
     P = np.asarray(P, np.int64)
     pi = np.asarray(pi, float)
     out = []
     buf = np.empty((lab.df1.shape[0] + 1, 2), np.int64)
     for k in picks:
-        m = _trace(P, pj, pl, pk, ia, ib, int(k), int(lab.best_t[k]), int(lab.best_l[k]), buf)
+        m = _trace(P, pj, pl, pk, slot, ia, ib, int(k), int(lab.best_t[k]), int(lab.best_l[k]), buf)
         seq = buf[:m][::-1]
         cost = float(sum(W[a] * max(0, b - D[a]) for a, b in seq))
         out.append((cost - float(pi[seq[:, 0]].sum()), list(zip(seq[:, 0].tolist(), seq[:, 1].tolist())), cost))
