@@ -106,6 +106,7 @@ True
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 from dataclasses import dataclass, field
@@ -163,6 +164,9 @@ MAX_COLUMNS = 1_500
 PERTURB = 0.05
 #: Each lift halves the perturbation, down to this much; the next lift removes it.
 PERTURB_FLOOR = 0.05 / 8
+#: Seconds a process's first compiled call may take (numba loads its implementations then, once per process:
+#: about 0.25 s on a quiet machine, 0.6 s under load); with less time left a cold process starts no pass.
+COLD_START = 0.6
 
 
 @dataclass
@@ -334,7 +338,10 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
         schedule in due-date order is used.
     time_limit, deadline, max_iter
         Budget (seconds from now, or an absolute ``time.perf_counter()``
-        deadline; pricing passes).
+        deadline; pricing passes). A process's first compiled call loads
+        numba's implementations and cannot be cut short: a process that has
+        made none starts no pass with less than :data:`COLD_START` seconds
+        left (the bound is then 0, ``info["cold_start"]``).
     max_steps
         Largest grid horizon per class.
     per_class, smoothing
@@ -392,8 +399,17 @@ def colgen_bound(problem: HeteroProblem, upper: Schedule | None = None, *, time_
     g = grid(problem, ub_user, max_steps)
     if g is None:
         return None
+    if deadline is not None and _cold() and deadline - time.perf_counter() < COLD_START:
+        # the first compiled call cannot be cut short: it would end past the deadline
+        return ColgenBound(0.0, ub_user, grid=g, info={"cold_start": True, "passes": 0})
     return _run(problem, g, upper, ub_user, deadline, max_iter, per_class, smoothing, list(pool or []),
                 coarse, t0, ng, tentative, cover)
+
+
+def _cold() -> bool:
+    """Whether this process has yet to make its first compiled call (numba imports its implementation modules,
+    ``numba.np.arraymath`` among them, at the first call of any compiled function)."""
+    return "numba.np.arraymath" not in sys.modules
 
 
 def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadline: float | None,

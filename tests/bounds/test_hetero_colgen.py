@@ -223,6 +223,38 @@ def test_lower_bound_keeps_a_short_time_limit_at_n100():
     assert b >= 0.0
 
 
+def test_a_fresh_process_keeps_a_short_time_limit():
+    # the first compiled call of a process loads numba's implementations (0.25-0.6 s) and cannot be cut short:
+    # a cold process with less time than that starts no pass; once warm, short limits run passes as before
+    import pathlib
+    import subprocess
+    import sys
+
+    code = """
+import sys, time
+from bounds import hetero_colgen
+from bounds.hetero import lower_bound
+from instances import hetero
+assert hetero_colgen._cold()
+pb = hetero.generate(100, seed=12)
+for limit in (0.1, 0.2, 0.4):
+    t = time.perf_counter()
+    b = lower_bound(pb, time_limit=limit)
+    assert time.perf_counter() - t <= limit and b >= 0.0, (limit, time.perf_counter() - t, b)
+assert hetero_colgen._cold()
+small = hetero.generate(6, seed=12)
+assert lower_bound(small, time_limit=5) > 0.0
+assert not hetero_colgen._cold()
+t = time.perf_counter()
+b = lower_bound(pb, time_limit=0.5)
+assert time.perf_counter() - t <= 0.5 and b >= 0.0
+print("ok")
+"""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
 def test_a_master_lp_that_fails_twice_ends_the_search_with_a_valid_bound(monkeypatch):
     """HiGHS answering neither optimal nor out of time: the master retries from scratch, then the search stops
     as at its deadline with its best Lagrangian value (below the optimum), and says so in ``info``."""
