@@ -89,13 +89,13 @@ def _strip_times(results):
     return [[{k: v for k, v in r.items() if k != "time_s"} for r in res["rows"]] for res in results]
 
 
-def test_compare_local_processes_and_dask_agree():
+def test_compare_local_processes_and_dask_agree(dask_scheduler):
     # n = 4: every optimum is proven quickly, so the comparison does not hang on timing
     cfg = compare.Config(n=4, instances=3, time_limit=10.0, workers=1)
     local = compare.run(cfg)
     assert all(res["rows"][0]["opt_proven"] for res in local)
     pool = compare.run(cfg, executor.Executor("local", jobs=2))
-    dask = compare.run(cfg, executor.Executor("dask", jobs=1))  # one worker: cluster start-up dominates
+    dask = compare.run(cfg, executor.Executor("dask", scheduler=dask_scheduler))
     assert _strip_times(local) == _strip_times(pool) == _strip_times(dask)
     assert [r["index"] for r in dask] == [0, 1, 2]
     table = compare.format_table(cfg, local, compare.summarise(local))
@@ -104,24 +104,20 @@ def test_compare_local_processes_and_dask_agree():
     assert drop_times == [line.rsplit("|", 3)[0] for line in table_dask.splitlines()]
 
 
-def test_paper_prints_the_same_tables_local_and_on_dask(capsys):
+def test_paper_prints_the_same_tables_local_and_on_dask(capsys, dask_scheduler):
     # every table, with Table 4's exact column on instances small enough to be proven in any run
     argv = ["--reps", "1", "--opt-reps", "1", "--opt-n", "4", "--time-limit", "10", "--workers", "1",
             "--far-opt-reps", "1", "--far-opt-n", "3", "--far-opt-time-limit", "10", "--markdown", "--quiet"]
     assert paper.main(argv) == 0
     local = capsys.readouterr().out
-    assert paper.main(argv + ["--executor", "dask", "--jobs", "2"]) == 0
+    assert paper.main(argv + ["--executor", "dask", "--scheduler", dask_scheduler]) == 0
     dask = capsys.readouterr().out
     assert local == dask
     assert "(1/1 proven)" in local and "Table 9" in local
 
 
-def test_dask_scheduler_address_path():
+def test_dask_scheduler_address_path(dask_scheduler):
     # --scheduler tcp://...: connect to a running scheduler instead of starting a cluster
-    from dask.distributed import LocalCluster
-
     cfg = compare.Config(n=5, instances=2, exact=False)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=40) as cluster:
-        remote = compare.run(cfg, executor.Executor("dask", scheduler=cluster.scheduler_address))
+    remote = compare.run(cfg, executor.Executor("dask", scheduler=dask_scheduler))
     assert _strip_times(remote) == _strip_times(compare.run(cfg))

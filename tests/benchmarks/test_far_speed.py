@@ -27,11 +27,11 @@ def test_growth_exponent():
     assert far_speed.growth([10], [1.0]) is None
 
 
-def test_ties_sweep_local_and_dask_agree(capsys):
+def test_ties_sweep_local_and_dask_agree(capsys, dask_scheduler):
     args = ["--ties", "--n", "10", "14", "--reps", "3", "--markdown", "--quiet"]
     assert far_speed.main(args) == 0
     local = capsys.readouterr().out
-    assert far_speed.main(args + ["--executor", "dask", "--jobs", "2"]) == 0
+    assert far_speed.main(args + ["--executor", "dask", "--scheduler", dask_scheduler]) == 0
     assert capsys.readouterr().out == local
     assert "| n | phases 1+2 | refined | best / ours (refined) |" in local and "/3) |" in local
     res = far_speed.ties_sweep([12], 4, 5, "A100", "MixedScaling", "WideTimes", executor.Executor())

@@ -80,7 +80,7 @@ def _strip_times(recs):
     return recs
 
 
-def test_orlib_local_processes_and_dask_agree():
+def test_orlib_local_processes_and_dask_agree(dask_scheduler):
     # deterministic ILS (a kick count), the bound and ssdp proofs: identical records on every executor
     cfg = orlib.Config(methods=("greedy", "ils"), ils_time=60.0, ils_iters=10, bound=True, bound_time=60.0,
                        backends=("auto",), exact_limit=60.0)
@@ -89,7 +89,7 @@ def test_orlib_local_processes_and_dask_agree():
     ks = [3, 1, 2]
     local = orlib.run(cfg, pbs, known, ks)
     pool = orlib.run(cfg, pbs, known, ks, executor.Executor("local", jobs=2))
-    dask = orlib.run(cfg, pbs, known, ks, executor.Executor("dask", jobs=1))
+    dask = orlib.run(cfg, pbs, known, ks, executor.Executor("dask", scheduler=dask_scheduler))
     assert _strip_times(local) == _strip_times(pool) == _strip_times(dask)
     assert [r["k"] for r in dask] == ks and all(r["exact"]["auto"]["proven"] for r in dask)
 
@@ -144,12 +144,12 @@ def test_hetero_bound_table_on_chosen_seeds(capsys):
     assert len(capsys.readouterr().out.strip().split("\n\n")) == 3
 
 
-def test_hetero_local_and_dask_agree(capsys):
+def test_hetero_local_and_dask_agree(capsys, dask_scheduler):
     argv = ["--n", "5", "--seeds", "2", "--ils-time", "30", "--ils-iters", "10", "--time-limit", "30",
             "--markdown", "--quiet"]
     assert bench_hetero.main(argv) == 0
     local = capsys.readouterr().out
-    assert bench_hetero.main(argv + ["--executor", "dask", "--jobs", "2"]) == 0
+    assert bench_hetero.main(argv + ["--executor", "dask", "--scheduler", dask_scheduler]) == 0
     dask = capsys.readouterr().out
 
     def no_times(text):

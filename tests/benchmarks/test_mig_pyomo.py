@@ -33,12 +33,12 @@ def _fixed(rows):
     return [(n, proven, runs, gap, by_r) for n, _, _, proven, runs, gap, by_r in rows]
 
 
-def test_local_and_dask_agree():
+def test_local_and_dask_agree(dask_scheduler):
     from benchmarks import executor
 
     local = mig_pyomo.run([2, 3], 2, True, gpu="A30", quiet=True)
     assert all(row[3] == row[4] for row in local)  # all proven: the comparison is exact
-    dask = mig_pyomo.run([2, 3], 2, True, gpu="A30", quiet=True, executor=executor.Executor("dask", jobs=1))
+    dask = mig_pyomo.run([2, 3], 2, True, gpu="A30", quiet=True, executor=executor.Executor("dask", scheduler=dask_scheduler))
     assert _fixed(dask) == _fixed(local)
 
 

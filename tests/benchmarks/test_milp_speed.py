@@ -31,9 +31,7 @@ def _deterministic(summaries):
              [(r["seed"], r["proven"], r["objective"], r["lower_bound"]) for r in s["runs"]]) for s in summaries]
 
 
-def test_local_and_dask_give_the_same_solves_and_ratios():
-    from dask.distributed import LocalCluster
-
+def test_local_and_dask_give_the_same_solves_and_ratios(dask_scheduler):
     from benchmarks import executor
 
     rows = [("cpsat0", 4), ("cpsat1", 3)]
@@ -41,12 +39,9 @@ def test_local_and_dask_give_the_same_solves_and_ratios():
     assert all(s["proven"] == 2 for s in local)  # small enough to be proven: equality below is real
     ratios = milp_speed.ratios([3], 1, 20.0, 1)
     assert [r["reconf"] for r in ratios] == [False, True] and all(r["proven"] == 1 for r in ratios)
-    # one single-worker cluster for both sweeps, reached by address as with --scheduler
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=40) as cluster:
-        dask = executor.Executor("dask", scheduler=cluster.scheduler_address)
-        assert _deterministic(milp_speed.speed_table(rows, 2, 20.0, 1, executor=dask)) == _deterministic(local)
-        assert milp_speed.ratios([3], 1, 20.0, 1, executor=dask) == ratios
+    dask = executor.Executor("dask", scheduler=dask_scheduler)
+    assert _deterministic(milp_speed.speed_table(rows, 2, 20.0, 1, executor=dask)) == _deterministic(local)
+    assert milp_speed.ratios([3], 1, 20.0, 1, executor=dask) == ratios
 
 
 def test_markdown_prints_the_readme_tables(capsys):

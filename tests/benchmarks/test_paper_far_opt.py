@@ -30,10 +30,10 @@ def test_interval_brackets_far_over_opt():
             assert cell["high"] == pytest.approx(cell["low"], rel=1e-5)
 
 
-def test_markdown_interval_table_and_local_equals_dask(capsys):
+def test_markdown_interval_table_and_local_equals_dask(capsys, dask_scheduler):
     assert paper.main(QUICK) == 0
     local = capsys.readouterr().out
-    assert paper.main(QUICK + ["--executor", "dask", "--jobs", "1"]) == 0
+    assert paper.main(QUICK + ["--executor", "dask", "--scheduler", dask_scheduler]) == 0
     assert capsys.readouterr().out == local
     rows = _interval_table(local)
     assert rows[0] == ["config", "n=3", "4"]

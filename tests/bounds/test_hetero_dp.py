@@ -23,6 +23,14 @@ brute = _oracle.brute
 small = _oracle.small_jobs()
 
 
+@settings(max_examples=60, deadline=None)
+@given(small, st.sampled_from([0.0, 3.0, 17.5]))
+def test_the_two_oracles_agree(data, start):
+    # brute force hands instances of more than 7 jobs to the subset DP: the two agree where both run
+    p, w, d = data
+    assert _oracle.by_subsets(p, w, d, start) == pytest.approx(brute(p, w, d, start))
+
+
 @settings(max_examples=80, deadline=None)
 @given(small, st.integers(0, 10 ** 6))
 def test_grid_equals_the_numpy_network_and_stays_below_the_optimum(data, seed):

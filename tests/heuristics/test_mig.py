@@ -42,7 +42,8 @@ def test_every_method_returns_a_checked_schedule(gpu, n, workload, times, seed, 
         assert mig.check(p, s) == [], name
         assert {r.task for r in s.tasks} == {t.name for t in p.tasks}, name
         assert bool(s.reconfigurations) == reconf, name
-        assert method(p) == s, name  # deterministic
+        if name != "MIG-search":  # its determinism has its own test (test_mig_search.py); a run costs seconds
+            assert method(p) == s, name  # deterministic
 
 
 @settings(max_examples=10)
