@@ -41,11 +41,14 @@ def brute(p, w, d, start=0.0):
 def first_optimal(p, w, d, rank):
     """The optimal sequence that comes first in ``rank`` order (position by position), by enumeration:
     ``(sequence, completion times, cost)``."""
+    p, w, d, rank = ([x.item() if hasattr(x, "item") else x for x in v] for v in (p, w, d, rank))  # plain numbers
     best = None
     for perm in itertools.permutations(range(len(p))):
-        C = [sum(p[j] for j in perm[:k + 1]) for k in range(len(perm))]
+        C = list(itertools.accumulate(p[j] for j in perm))
         cost = int(sum(w[j] * max(0, c - d[j]) for j, c in zip(perm, C)))
-        key = (cost, [int(rank[j]) for j in perm])
+        if best is not None and cost > best[0][0]:
+            continue
+        key = (cost, [rank[j] for j in perm])
         if best is None or key < best[0]:
             best = (key, perm, C)
     return best[1], best[2], best[0][0]
