@@ -26,8 +26,13 @@ no larger value and memory with the same task before it, or by two such
 labels with distinct tasks before them (every task the new label may take
 next, one of the two may take too: Abdul-Razaq and Potts' argument for
 2-cycles). The sources of ``(t, k)`` are scanned in order of their cheapest
-label, and the scan stops once two labels of memory ``{k}`` with distinct
-tasks before them are cheaper than the next source (they dominate the rest).
+label (each time's completions kept in that order as they are made), and
+the scan stops once two labels of memory ``{k}`` with distinct tasks
+before them are cheaper than the next source (they dominate the rest).
+The idle states of a task change only where it completes: one running
+bucket per task takes each of its completions' labels, and is stored only
+at the arrival times (the only starts after idle time), each idle label
+naming the completion label it carries.
 Where a bucket overflows, the new label is merged into one of the same task
 before it, else into the one whose memory it shares most: the merged label
 takes the lower value, that label's path and the intersection of the
