@@ -45,9 +45,8 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    and the incumbent (Tanaka, Fujikuma & Araki's tentative upper bound: a
    lower target prunes more labels), moves halfway down towards the bound,
    keeping the modifiers and the reduced network, when the labels outgrow
-   their limit or the round its share of the time (not for the time once
-   the target is within ``TINY_GAP`` times the incumbent of the bound), and
-   climbs towards the incumbent after an empty round. With every job a modifier the
+   their limit or the round its share of the time, and climbs towards the
+   incumbent after an empty round. With every job a modifier the
    relaxation is the problem itself, so the method is exact given time and
    memory. When even the lowest target is too large, more multiplier passes
    narrow the gap (their relaxed paths repaired into schedules too) and the
@@ -133,9 +132,6 @@ LABEL_GROWTH = 4
 THREE_JOB_ROUNDS = 2
 #: Grid passes of the multipliers towards each round's target before its modifier passes.
 TARGET_PASSES = 250
-#: A round whose target is at most this share of the incumbent above the best bound is not lowered for its time
-#: (:func:`_round`).
-TINY_GAP = 3e-4
 
 
 _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOWER, min_scale=GRID_MIN_SCALE,
@@ -358,8 +354,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             out = _Round("empty", target + 1, target, step, path)
         else:
             bound = max(bound, float(math.ceil(tm.bound - 1e-6 * max(1.0, abs(tm.bound)))))
-            out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels, wide,
-                         TINY_GAP * ub)
+            out = _round(net, mu, target, path, prec, dl, counters, improve, say, sm, bound, step, labels, wide)
         info.update(counters)
         target, step = out.target, out.step
         bound = max(bound, min(out.bound, target + 1))
@@ -439,7 +434,7 @@ class _Round:
 
 def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, counters: dict, improve, say,
            sm: hb.SingleMachine, floor: float, step: float, max_labels: int = MAX_LABELS,
-           wide: bool = False, tiny: float = 0.0) -> _Round:
+           wide: bool = False) -> _Round:
     """Modifier passes that decide whether a schedule of cost ``<= target`` exists.
 
     Jobs the relaxed path misses or repeats (:func:`_candidates`) join the
@@ -450,8 +445,7 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     (``improve``); a better incumbent lowers the threshold. When the labels
     outgrow their limit even for one more modifier, when the modifiers fill
     the one-word sets (``ModifierSearch.WORD_BITS``) or run out, or when the
-    round takes more than its share of the time left (unless the target is
-    within ``tiny`` of the bound), the
+    round takes more than its share of the time left, the
     target moves halfway down towards the bound (``floor``, the best bound
     known, or the passes' own) and the passes go on with the same modifiers
     and the network reduced so far: what no schedule of cost at most the old
@@ -485,13 +479,8 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
         return True
 
     while not dl.expired():
-        # a target next to the bound is not lowered for time: a lower one could raise the bound by a few units at
-        # most, and the round at the incumbent that the proof needs would start again from four modifiers
-        if cap is not None and time.perf_counter() > cap:
-            if target - max(floor, bound) <= tiny:
-                counters["time_waived"] = counters.get("time_waived", 0) + 1
-            elif not lower("round time"):
-                return _Round("labels", bound, target, step, path)
+        if cap is not None and time.perf_counter() > cap and not lower("round time"):
+            return _Round("labels", bound, target, step, path)
         cands = _candidates(net, path, search.modifiers)
         # one-word sets while the target can still be lowered (a lower target decides with fewer labels than
         # wider sets make); sets of several words only once the target is down at the bound

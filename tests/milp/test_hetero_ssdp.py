@@ -212,17 +212,3 @@ def test_modifier_candidates_are_the_violated_jobs_by_window():
     assert sorted(cands) == sorted(set(np.flatnonzero(counts != 1).tolist()) - set(taken))
     states = net.alive.sum(axis=0)[cands]
     assert (np.diff(states) >= 0).all()
-
-
-def test_rounds_next_to_the_bound_kept_past_their_time_stay_exact(monkeypatch):
-    # every round is past its time at once; those whose target is next to the bound (here: any) go on instead of
-    # lowering it, and bounds and optima must still agree with the exact subset DP
-    import milp.hetero_ssdp as ssdp
-    from bounds import hetero as hb
-
-    monkeypatch.setattr(ssdp, "ROUND_SHARE", 0.0)
-    monkeypatch.setattr(ssdp, "TINY_GAP", 1.0)
-    monkeypatch.setattr(ssdp, "SUBGRADIENT_PASSES", 1)
-    monkeypatch.setattr(ssdp, "TARGET_PASSES", 1)
-    monkeypatch.setattr(hb, "FIRST_STAGE_PASSES", 0)
-    assert _valid_against_subsets(seed=17, count=8, counter="time_waived") > 0
