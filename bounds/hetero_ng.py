@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from bounds.hetero_pricing import _tard, interchange_beats
+from bounds.hetero_pricing import _insert_in_order, _tard, interchange_beats
 from instances.options import known_options
 
 __all__ = ["NgLabels", "neighbourhoods", "grow", "feasible", "forward", "columns", "MAX_NG", "CAP"]
@@ -325,13 +325,7 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
                     best[k] = v
                     best_t[k] = t
                     best_l[k] = q
-            # into t's completions in order of their cheapest label (ties in task order)
-            v = df1[t, k]
-            r = m_t
-            while r > 0 and df1[t, order[t, r - 1]] > v:
-                order[t, r] = order[t, r - 1]
-                r -= 1
-            order[t, r] = k
+            _insert_in_order(order, t, m_t, k, df1, df1[t, k])  # in order of their cheapest label
             m_t += 1
         ord_n[t] = m_t
     return merges

@@ -104,6 +104,17 @@ def _tard(W, D, k, t):
 
 
 @numba.njit(cache=True, inline="always")
+def _insert_in_order(order, t, m, k, value, v):
+    """Put task ``k`` into time ``t``'s first ``m`` completions, kept in order of ``value[t, .]`` (``v`` is
+    ``k``'s; ties in the order they come): an insertion sort as they are made, as a time has a few."""
+    r = m
+    while r > 0 and value[t, order[t, r - 1]] > v:
+        order[t, r] = order[t, r - 1]
+        r -= 1
+    order[t, r] = k
+
+
+@numba.njit(cache=True, inline="always")
 def interchange_beats(P, A, W, D, j, k, s, t):
     """Whether ``j`` then ``k`` back to back (``j`` ending at ``s``, ``k`` at ``t``) is left out by
     adjacent-pair dominance: ``k, j`` from ``j``'s start is strictly cheaper, or as cheap and ``j > k``."""
@@ -246,12 +257,7 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, slot, if1, 
             if v1 < best[k]:
                 best[k] = v1
                 best_t[k] = t
-            # into t's finite completions in order of value (ties in task order)
-            r = m
-            while r > 0 and df1[t, order[t, r - 1]] > v1:
-                order[t, r] = order[t, r - 1]
-                r -= 1
-            order[t, r] = k
+            _insert_in_order(order, t, m, k, df1, v1)  # t's finite completions in order of value
             m += 1
         cnt[t] = m
 
