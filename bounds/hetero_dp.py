@@ -414,10 +414,7 @@ def tardiness_precedences(p, w, d, rank) -> np.ndarray:
     >>> tardiness_precedences([1, 2], [2, 1], [3, 5], [0, 1]).tolist()
     [[False, True], [False, False]]
     """
-    p = np.asarray(p, dtype=np.int64)
-    w = np.asarray(w, dtype=float)
-    d = np.asarray(d, dtype=float)
-    rank = np.asarray(rank)
+    p, w, d, rank = _job_arrays(p, w, d, rank)
     base = (p[:, None] <= p[None, :]) & (w[:, None] >= w[None, :]) & (rank[:, None] < rank[None, :])
     tail = _tail_pairs(p, w, d, rank)
     P = np.zeros_like(base)
@@ -427,6 +424,12 @@ def tardiness_precedences(p, w, d, rank) -> np.ndarray:
         if (new == P).all():
             return P
         P = new
+
+
+def _job_arrays(p, w, d, rank) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Processing times as integers, weights and due dates as floats, the rank as given: the precedence
+    rules' inputs."""
+    return np.asarray(p, dtype=np.int64), np.asarray(w, dtype=float), np.asarray(d, dtype=float), np.asarray(rank)
 
 
 def _closure(pairs: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds.hetero_dp import _closure, _tail_pairs
+from bounds.hetero_dp import _closure, _job_arrays, _tail_pairs
 from instances.options import known_options
 
 __all__ = ["interchange_precedences"]
@@ -71,10 +71,7 @@ def interchange_precedences(p, w, d, rank) -> np.ndarray:
     >>> interchange_precedences([1, 2], [1, 5], [0, 3], [0, 1]).tolist()
     [[False, True], [False, False]]
     """
-    p = np.asarray(p, dtype=np.int64)
-    w = np.asarray(w, dtype=float)
-    d = np.asarray(d, dtype=float)
-    rank = np.asarray(rank)
+    p, w, d, rank = _job_arrays(p, w, d, rank)
     total = int(p.sum())
     base = (p[:, None] <= p[None, :]) & (rank[:, None] < rank[None, :])
     tail = _tail_pairs(p, w, d, rank)

@@ -68,6 +68,22 @@ def assert_grid_keeps(grid, prec, seq, C):
             assert grid.mask[t, j, i >> 6] >> np.uint64(i & 63) & np.uint64(1)
 
 
+def assert_pairs_keep(grid, prec, seq, C, opt):
+    """The first optimal schedule ``seq`` (completions ``C``, cost ``opt``) keeps every pair of ``prec``,
+    ``grid`` restricted to them keeps it arc by arc, and with every job a modifier, pruned by the pairs,
+    the relaxation is the problem itself."""
+    import numpy as np
+
+    from milp.hetero_modifiers import ModifierSearch
+
+    pos = {j: k for k, j in enumerate(seq)}
+    assert all(pos[i] < pos[j] for i, j in zip(*np.nonzero(prec)))
+    assert_grid_keeps(grid, prec, seq, C)
+    search = ModifierSearch(grid, np.zeros(len(seq)), opt + 0.5, prec=prec)
+    search.add(range(len(seq)))
+    assert search.forward().value == opt
+
+
 def by_subsets(p, w, d, start=0.0):
     """Least total weighted tardiness of jobs run back to back from ``start``, by dynamic programming over
     job subsets (up to about 20 jobs)."""
