@@ -96,7 +96,8 @@ def solve_optimal(problem: Any, *, backend: str | None = None, **options: Any) -
         Passed to the family's solver. Every family takes ``time_limit``
         (seconds, ``None`` for none; model building counts, the one-time
         import of the solver library by the first solve of a process does
-        not: about 0.5 s for OR-Tools, 1-2 s for Pyomo) and ``workers``;
+        not: about 0.5 s for OR-Tools, 1-2 s for Pyomo, nor hetero's one-time
+        load of its compiled kernels) and ``workers``;
         MIG also ``reconfiguration``, ``hint`` and ``lower_bound``. Bad values
         raise :class:`~instances.errors.OptionError`.
 
