@@ -199,7 +199,9 @@ def test_other_arguments_on_the_folder_are_refused_in_one_line(hook_dir, tmp_pat
     assert fresh.returncode == 0 and len(_records(out)) == 3
 
 
-@pytest.mark.parametrize("executor", [["--jobs", "1"], ["--jobs", "2"],  # the dask cluster's start is slow
+# worker processes are the harder case (the interrupt reaches them too); one process and the dask cluster,
+# whose start is slow, run with --run-slow
+@pytest.mark.parametrize("executor", [pytest.param(["--jobs", "1"], marks=pytest.mark.slow), ["--jobs", "2"],
                                       pytest.param(["--executor", "dask", "--jobs", "2"], marks=pytest.mark.slow)])
 def test_ctrl_c_stops_the_sweep_records_nothing_half_done_and_exits_130(hook_dir, reference, tmp_path, executor):
     out = tmp_path / "out"
