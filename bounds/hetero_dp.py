@@ -736,7 +736,7 @@ class Grid:
         k = _path(self.p, self.cost, self.mask, fw.f1, fw.p1, fw.f2, fw.last, out_j, out_t)
         if k < 0:  # pragma: no cover - labels always have a realising arc
             raise RuntimeError("no arc realises a forward label")
-        return [(int(out_j[i]), int(out_t[i])) for i in range(k - 1, -1, -1)]
+        return list(zip(out_j[:k][::-1].tolist(), out_t[:k][::-1].tolist()))
 
     def counts(self, path) -> np.ndarray:
         """How often each job occurs on a path."""

@@ -26,7 +26,36 @@ from bounds.hetero_ti import INF, Network
 from instances import options as opt
 from instances.options import known_options
 
-__all__ = ["Relaxation", "StepScale", "TargetLevel", "optimize", "initial_multipliers", "deflected"]
+__all__ = ["Relaxation", "StepScale", "TargetLevel", "optimize", "initial_multipliers", "deflected",
+           "below_next_integer"]
+
+#: Relative tolerance of :func:`below_next_integer` for the rounding errors of float path values (at most 1/2).
+INTEGRAL_TOL = 1e-6
+
+
+@known_options
+def below_next_integer(upper: float) -> float:
+    """The threshold under which every schedule cheaper than ``upper`` stays, when costs are integers.
+
+    With integer costs a schedule cheaper than ``upper`` (an integer)
+    costs at most ``upper - 1``, so a path (or label) whose value exceeds
+    ``upper - 1`` plus a tolerance for the rounding errors of float sums
+    (``INTEGRAL_TOL`` of ``upper``, at most 1/2) belongs to no such
+    schedule; equally a bound above it proves ``upper`` optimal, as its
+    ceiling, less that tolerance, is ``upper``. Every threshold of the
+    successive sublimation (Tanaka, Fujikuma & Araki 2009, Sec. 4: the
+    eliminations and the stop at the incumbent) is taken there: half a unit
+    lower than ``upper - 1/2``, so the search stops and the eliminations
+    remove up to half a unit sooner.
+
+    Examples
+    --------
+    >>> below_next_integer(100.0)
+    99.0001
+    >>> below_next_integer(1e7)
+    9999999.5
+    """
+    return float(upper) - 1.0 + min(0.5, INTEGRAL_TOL * max(1.0, abs(float(upper))))
 
 
 @dataclass
@@ -248,8 +277,8 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     ``g`` that undoes the previous step (the zig-zag of the plain method);
     ``step`` halves after ``patience`` passes without a better bound. Every
     ``eliminate_every`` passes with progress, arcs whose cheapest path
-    exceeds ``upper - 1/2`` (``integral``: every schedule's cost is an
-    integer) or ``upper`` are removed, which shrinks the later passes. The
+    exceeds :func:`below_next_integer` of ``upper`` (``integral``: every
+    schedule's cost is an integer) or ``upper`` are removed, which shrinks the later passes. The
     step grows by ``expand`` on each better bound (at most back to ``step``);
     when it vanishes, up to ``restarts`` times the search starts again from
     the best multipliers with the full step, as long as the last start
@@ -290,7 +319,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
 
     opt.integer(max_iter, "max_iter", lo=0)
     n = net.jobs
-    theta = upper - 0.5 if integral else upper
+    theta = below_next_integer(upper) if integral else upper
     if mu0 is not None:
         mu = np.asarray(mu0, dtype=float).copy()
     elif sequence is not None:
@@ -330,7 +359,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             better = improve(path)
             if better is not None and better < upper:
                 upper = float(better)
-                theta = upper - 0.5 if integral else upper
+                theta = below_next_integer(upper) if integral else upper
         if rule.best > theta:
             break
         if rule.collapsed(upper, min_scale):
@@ -369,7 +398,6 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
         mu = mu + rule.gain(L, upper) / float(dvec @ dvec) * dvec
     best = rule.best
     bound = best if not reduced else min(best, upper)
-    if reduced and best > theta:
+    if best > theta:   # integer costs: nothing cheaper than upper is left (see below_next_integer)
         bound = upper
-    bound = min(bound, upper) if best > theta else bound
     return Relaxation(net, best_mu, bound, upper, bound >= upper, best_path, evals, trace)

@@ -85,7 +85,7 @@ import numpy as np
 from bounds import hetero as hb
 from bounds.hetero_dp import Grid, tail_rank
 from bounds.hetero_precedence import interchange_precedences
-from bounds.hetero_subgradient import Relaxation, optimize
+from bounds.hetero_subgradient import Relaxation, below_next_integer, optimize
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
@@ -112,9 +112,12 @@ GRID_SLOWER = 4.0
 LEVEL_GAP = 0.001
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
-#: Seconds of the ILS per job when no hint is given (times n / 100 beyond 100 jobs; at most 1 s and 10 % of the
-#: time limit).
-ILS_SECONDS_PER_JOB = 0.002
+#: Kicks of the first iterated dynasearch per job when no hint is given, times n / 100: a count, so that the
+#: incumbent, and with it the whole solve, does not depend on the machine's speed or load.
+ILS_KICKS_PER_JOB = 0.6
+#: Seconds per job after which the first search stops even short of its kicks (times n / 100 beyond 100 jobs; at
+#: most 1 s and 10 % of the time limit): a guard for a slow machine or a short limit.
+ILS_SECONDS_PER_JOB = 0.006
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
 #: Share of the time left that one round of modifier passes may take before a lower target is tried.
@@ -217,8 +220,10 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     time_limit
         Seconds or a :class:`~instances.options.Deadline` for the whole call.
     hint
-        A schedule to start from; without one the ILS runs 2 ms per job
-        (times n / 100 beyond 100 jobs), at most 1 s and 10 % of the
+        A schedule to start from; without one the ILS runs
+        ``ILS_KICKS_PER_JOB`` kicks per job times n / 100 (the same
+        schedule on any machine), stopped after
+        ``ILS_SECONDS_PER_JOB`` per job, at most 1 s and 10 % of the
         budget. Schedules repaired from the relaxed paths (then improved by
         dynasearch) replace it when they are better.
     log
@@ -246,10 +251,12 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         from heuristics.hetero import ils
 
         rem = dl.remaining()
-        # the incumbent matters more, and a kick costs more, as n grows: quadratic beyond 100 jobs
+        # the incumbent matters more as n grows: kicks quadratic in n (below 100 jobs the multipliers' repaired
+        # paths find what more kicks would, at less cost); the time guard is quadratic only beyond 100 jobs
+        kicks = max(1, round(ILS_KICKS_PER_JOB * problem.n * problem.n / 100))
         budget = min(1.0, ILS_SECONDS_PER_JOB * problem.n * max(1.0, problem.n / 100))
         budget = budget if rem is None else max(0.01, min(budget, 0.1 * rem))
-        hint = ils(problem, time_limit=budget, seed=seed)
+        hint = ils(problem, time_limit=budget, max_iter=kicks, seed=seed)
     if not sm.exact:
         # the grid cannot hold the data: no proof is possible, report the bound of the rounded model
         errors = check(problem, hint)
@@ -283,7 +290,8 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         return result(0.0, "network too large")
     # stage 2: Lagrangian relaxation with elimination
     try:
-        net = Grid(sm.p, sm.costs(), rank=tail_rank(sm.p, sm.w, sm.d), weights=sm.w, deadline=dl.at, max_cost=ub - 0.5)
+        net = Grid(sm.p, sm.costs(), rank=tail_rank(sm.p, sm.w, sm.d), weights=sm.w, deadline=dl.at,
+                   max_cost=below_next_integer(ub))
     except Expired:
         return result(0.0, "time limit (building the network)")
     # pairs that one optimal schedule keeps: time windows now, filters on the modifier labels later
@@ -335,7 +343,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         return result(ub, "Lagrangian")
     # stage 3: state-space modifiers, in rounds that each decide whether a schedule of cost <= target exists
     info["three_job_arcs_removed"] = net.dominate3(rounds=THREE_JOB_ROUNDS)
-    net.eliminate(relax.mu, ub - 0.5)
+    net.eliminate(relax.mu, below_next_integer(ub))
     mu, path = relax.mu, relax.path
     counters = {"modifier_passes": 0, "modifier_rounds": 0}
     labels = MAX_LABELS
@@ -440,7 +448,8 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     Jobs the relaxed path misses or repeats (:func:`_candidates`) join the
     modifiers, a few at a time (fewer when the labels grow, more when they
     stay small); forward and backward passes alternate, each pruned by the
-    other's labels at the threshold ``target + 1/2`` and shrinking the
+    other's labels at the threshold ``target`` plus a rounding margin
+    (:func:`bounds.hetero_subgradient.below_next_integer` of ``target + 1``) and shrinking the
     network in place. Relaxed paths are repaired into schedules
     (``improve``); a better incumbent lowers the threshold. When the labels
     outgrow their limit even for one more modifier, when the modifiers fill
@@ -455,7 +464,7 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
     is down at the bound; there, with ``wide``, more modifiers than one word
     holds go on in sets of several words (:mod:`milp.hetero_labels`).
     """
-    search = ModifierSearch(net, mu, target + 0.5, prec=prec)
+    search = ModifierSearch(net, mu, below_next_integer(target + 1), prec=prec)
     bound, add = -INF, 4
 
     def share() -> float | None:
@@ -472,7 +481,7 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
             return False
         step = (target - lo) // 2
         target = lo + step
-        search.limit = target + 0.5 - search.shift
+        search.limit = below_next_integer(target + 1) - search.shift
         cap = share()
         counters["lowered_targets"] = counters.get("lowered_targets", 0) + 1
         say(f"{why}: tentative target {target * sm.cost_unit:g}, {len(search.modifiers)} modifiers kept")
@@ -522,7 +531,7 @@ def _round(net: Grid, mu: np.ndarray, target: float, path, prec, dl: Deadline, c
             ub = improve(path)
             if ub is not None and ub - 1 < target:
                 target = ub - 1
-                search.limit = target + 0.5 - search.shift
+                search.limit = below_next_integer(target + 1) - search.shift
             if out.labels > max_labels // 4:
                 add = max(1, add // 2)
             elif out.labels < max_labels // 40:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds.hetero_dp import Grid
-from bounds.hetero_subgradient import TargetLevel, optimize
+from bounds.hetero_subgradient import TargetLevel, below_next_integer, optimize
 from bounds.hetero_ti import tardiness_costs
 
 _spec = importlib.util.spec_from_file_location("hetero_oracle", Path(__file__).parents[1] / "hetero_oracle.py")
@@ -99,3 +99,27 @@ def test_the_target_level_moves_with_the_bound():
     assert r.level(70.0) == 70.0    # a better incumbent caps the level
     r.restart(100.0)
     assert r.level(100.0) == 100.0 and r.stall == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(small, st.integers(0, 10 ** 6), st.sampled_from([0, 1]))
+def test_the_integer_threshold_proves_only_the_optimum(data, seed, above):
+    # the search stops and eliminates at upper - 1 plus a rounding tolerance (below_next_integer): with the
+    # incumbent one unit above the optimum, the optimum's path stays and no proof is claimed; at the optimum a
+    # proof may come, and the bound never passes the optimum
+    p, w, d = (np.array(x) for x in data)
+    opt = brute(p, w, d)
+    upper = float(opt + above)
+    grid = Grid(p, tardiness_costs(p, w, d), weights=w, max_cost=below_next_integer(upper))
+    mu0 = np.random.default_rng(seed).normal(0, 3, len(p))
+    r = optimize(grid, upper, mu0=mu0, max_iter=80, restarts=2, slower=4.0, min_scale=0.01)
+    assert r.bound <= opt + 1e-9
+    if above:
+        assert not r.proved and np.isfinite(grid.forward(r.mu).value)
+    assert below_next_integer(upper) < upper - 0.5 + 1e-12
+
+
+def test_below_next_integer_keeps_a_rounding_margin():
+    assert below_next_integer(10.0) == pytest.approx(9.00001)
+    assert below_next_integer(3e6) == 2999999.5      # the margin stops at half a unit
+    assert below_next_integer(0.0) == pytest.approx(-1.0 + 1e-6)

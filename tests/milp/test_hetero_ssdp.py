@@ -148,8 +148,24 @@ def test_modifier_stage_proves_what_the_multipliers_leave_open():
     assert hetero.weighted_tardiness(pb, ils(pb, time_limit=1.0, seed=3)) >= r.objective - 1e-9
 
 
+def test_the_first_search_is_a_count_of_kicks(monkeypatch):
+    # the incumbent does not depend on the clock: a machine ten times slower (every perf_counter reading
+    # advances 10x) runs the same kicks, and the solve takes the same passes to the same proof
+    import time as _time
 
-def test_starved_modifier_stage_never_claims_an_unearned_optimum(monkeypatch):
+    from milp import hetero_ssdp
+
+    pb = hetero.generate_orlib_set(40, seed=5)[37]
+    first = hetero_ssdp.solve_ssdp(pb, time_limit=60)
+    real = _time.perf_counter
+    t0 = real()
+    monkeypatch.setattr(_time, "perf_counter", lambda: t0 + 10 * (real() - t0))
+    slow = hetero_ssdp.solve_ssdp(pb, time_limit=600)
+    monkeypatch.undo()
+    assert first.status is Status.OPTIMAL and slow.status is Status.OPTIMAL
+    assert first.objective == slow.objective
+    assert first.info.get("subgradient_passes") == slow.info.get("subgradient_passes"), (first.info, slow.info)
+
     # with a tiny label limit the rounds fall back to tentative targets below the incumbent and then to more
     # multiplier passes; a round that ran out of labels has learnt nothing and must not end the search as a
     # proof, and a tentative target proven empty only raises the bound
