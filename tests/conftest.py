@@ -23,7 +23,7 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 def pytest_configure(config):
-    # the controller of several workers compiles the numba kernels once, split over two processes, before the
+    # the controller of several workers compiles the numba kernels once, split over three processes, before the
     # workers start; otherwise each worker compiles the same kernels (about a minute on a fresh checkout)
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return

@@ -1,14 +1,15 @@
-"""Compile the numba kernels once, in two processes, before the test workers start.
+"""Compile the numba kernels once, in three processes, before the test workers start.
 
 A fresh checkout has no numba cache: without this, each of the suite's
 workers compiles the kernels it meets, mostly the same ones at the same time.
-``tests/conftest.py`` runs this module as two processes, one for the
-single-machine kernels and one for the several-GPU kernels, which write
-numba's cache; the workers then load the compiled kernels from it. The
-workloads are small runs that reach every kernel with the argument types the
-package uses; on a warm cache each part takes a second or two.
+``tests/conftest.py`` runs this module as three processes at once (the
+single-machine kernels, the several-GPU bound's, the several-GPU local
+search's: parts of about the same compile time), which write numba's cache;
+the workers then load the compiled kernels from it. The workloads are small
+runs that reach every kernel with the argument types the package uses; on a
+warm cache each part takes a second or two.
 
-Run by hand: ``python tests/kernel_warmup.py single`` (or ``several``).
+Run by hand: ``python tests/kernel_warmup.py single`` (or ``several``, ``local``).
 """
 
 import importlib
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("single", "several")
+PARTS = ("single", "several", "local")
 
 
 def kernel_modules() -> list[str]:
@@ -90,14 +91,12 @@ def single() -> None:
         hm.ModifierSearch.WORD_BITS = old
 
 
-def several() -> None:
-    """Several GPUs: the compiled local search, column generation with ng-routes, tentative fixing,
-    branch-and-price."""
-    from bounds.hetero import lower_bound
+def local() -> None:
+    """Several GPUs: the compiled local search of the ILS (its own part: it compiles about as long as the rest
+    of the several-GPU kernels)."""
     from heuristics import hetero_local
     from heuristics.hetero import fifo, ils
     from instances import hetero
-    from milp import solve_optimal
 
     pb = hetero.generate(20, seed=24)
     ils(pb, time_limit=None, max_iter=20)
@@ -110,15 +109,24 @@ def several() -> None:
     hetero_local.move_cost(pb, seqs, ("relocate", g, 0, h, 0))
     hetero_local.move_cost(pb, seqs, ("swap", g, 0, g, 1))
 
+
+def several() -> None:
+    """Several GPUs: column generation with ng-routes, tentative fixing, branch-and-price."""
+    from bounds.hetero import lower_bound
+    from heuristics.hetero import fifo
+    from instances import hetero
+    from milp import solve_optimal
+
     for n in (12, 20):
         pb = hetero.generate(n, seed=25)
         lower_bound(pb, fifo(pb), time_limit=60)
     # larger networks take the ng phase's wider label arrays
     pb = hetero.generate(60, seed=26)
     lower_bound(pb, fifo(pb), time_limit=3)
+    # last: its warm start runs the local search, which the "local" part has compiled by then
     solve_optimal(hetero.generate(12, seed=1), time_limit=60)
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    {"single": single, "several": several}[sys.argv[1]]()
+    {"single": single, "several": several, "local": local}[sys.argv[1]]()
