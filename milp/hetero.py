@@ -105,6 +105,8 @@ def _load_kernels(problem: HeteroProblem) -> None:
     machine, seconds under load), and no deadline check can cut that short,
     so a first solve with a short limit would overrun it by that much.
     """
+    if len(_LOADED) == 2:   # both kinds loaded: nothing to decide on later calls
+        return
     from bounds.hetero import single_machine
     from instances.hetero import generate, generate_orlib
 
