@@ -37,11 +37,11 @@ import numba
 import numpy as np
 
 from bounds import hetero_ng
-from bounds.hetero_pricing import columns, forward
+from bounds.hetero_pricing import column_arrays, columns, forward
 from instances.hetero import HeteroProblem, Schedule
 from instances.options import known_options
 
-__all__ = ["Grid", "grid", "GpuClass", "Coarse", "class_columns", "MAX_STEPS", "MAX_LABELS"]
+__all__ = ["Grid", "grid", "GpuClass", "Coarse", "class_columns", "class_column_arrays", "MAX_STEPS", "MAX_LABELS"]
 
 #: Largest number of grid steps of a class's horizon.
 MAX_STEPS = 20_000
@@ -198,6 +198,12 @@ class GpuClass:
         ts = np.empty(len(ks), np.int64)
         return ts, float(_retime(self.P, self.A, self.W, self.D, ks, ts))
 
+    def retime_all(self, ks: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`retime` of sequences of ``lens`` tasks one after another in ``ks``: completions, costs."""
+        ts, costs = np.empty(len(ks), np.int64), np.empty(len(lens))
+        _retime_all(self.P, self.A, self.W, self.D, ks, lens, ts, costs)
+        return ts, costs
+
 
 class Coarse:
     """A class's network on steps of ``k`` of its grid steps, run times, arrivals and due dates rounded to
@@ -228,6 +234,18 @@ def class_columns(lab, c, pi: np.ndarray, limit: int) -> list[tuple[float, list,
     traced by :func:`bounds.hetero_ng.columns`), ``pi`` in ``c``'s local order."""
     fn = hetero_ng.columns if isinstance(lab, hetero_ng.NgLabels) else columns
     return fn(lab, c.P, c.W, c.D, pi, limit)
+
+
+@known_options
+def class_column_arrays(lab, c, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`class_columns` as :func:`bounds.hetero_pricing.column_arrays` gives them: ``(tasks, completions,
+    lengths, costs)``, the columns one after another."""
+    if not isinstance(lab, hetero_ng.NgLabels):
+        return column_arrays(lab, c.P, c.W, c.D, limit)
+    cols = hetero_ng.columns(lab, c.P, c.W, c.D, np.zeros(len(c.P)), limit)
+    pairs = np.array([kt for _, seq, _ in cols for kt in seq], np.int64).reshape(-1, 2)
+    return (pairs[:, 0].copy(), pairs[:, 1].copy(), np.array([len(seq) for _, seq, _ in cols], np.int64),
+            np.array([cost for _, _, cost in cols], float))
 
 
 def _incumbent_columns(problem: HeteroProblem, g: Grid, upper: Schedule, classes: list[GpuClass]):
@@ -288,6 +306,15 @@ def _retime(P, A, W, D, ks, ts):
         if t > D[k]:
             cost += W[k] * (t - D[k])
     return cost
+
+
+@numba.njit(cache=True)
+def _retime_all(P, A, W, D, ks, lens, ts, costs):
+    """:func:`_retime` of sequences of ``lens`` tasks one after another in ``ks``."""
+    at = 0
+    for q in range(len(lens)):
+        costs[q] = _retime(P, A, W, D, ks[at:at + lens[q]], ts[at:at + lens[q]])
+        at += lens[q]
 
 
 def _list_columns(problem: HeteroProblem, g: Grid, classes: list[GpuClass], count: int,

@@ -117,8 +117,9 @@ import numpy as np
 
 from bounds import hetero_ng
 from bounds.hetero_classes import (MAX_STEPS, Coarse, GpuClass, Grid, _eft, _incumbent_columns, _list_columns,
-                                   _neighbour_columns, _user_cost, class_columns, grid)
-from bounds.hetero_pricing import backward, forward
+                                   _neighbour_columns, _user_cost, class_column_arrays, class_columns,
+                                   grid)
+from bounds.hetero_pricing import _fix_completions, backward, forward
 from bounds.highs_lp import run_lp, silent_highs
 from instances import options as opt
 from instances.hetero import HeteroProblem, Schedule
@@ -203,7 +204,7 @@ class _Master:
     are never dropped, so it stays feasible."""
 
     def __init__(self, n: int, classes: list[GpuClass], cover: bool = False):
-        self.n, self.K, self.cover = n, len(classes), cover
+        self.n, self.K, self.cover, self.classes = n, len(classes), cover, classes
         h = silent_highs()
         h.setOptionValue("presolve", "off")     # re-solved from the last basis after each added batch
         h.setOptionValue("simplex_strategy", SIMPLEX)
@@ -239,7 +240,8 @@ class _Master:
             self._rows(self.eps / 2 if self.eps / 2 >= floor > 0 else 0.0)
 
     def add(self, cols: list[tuple[GpuClass, list[tuple[int, int]], float]]) -> None:
-        """Add columns ``(class, [(local task, completion), ...], cost)``."""
+        """Add columns ``(class, seq, cost)``, ``seq`` a list ``[(local task, completion), ...]`` or a pair of
+        arrays ``(local tasks, completions)``."""
         m = len(cols)
         if not m:
             return
@@ -248,8 +250,12 @@ class _Master:
         stride = self.n + self.K
         keys, costs = [], []
         for q, (c, seq, cost) in enumerate(cols):
-            ks = np.array([k for k, _ in seq], dtype=np.int64)
-            self.cols.append((c, ks, np.array([t for _, t in seq], dtype=np.int64)))
+            if isinstance(seq, tuple):
+                ks, ts = np.array(seq[0], np.int64), np.array(seq[1], np.int64)
+            else:
+                ks = np.array([k for k, _ in seq], dtype=np.int64)
+                ts = np.array([t for _, t in seq], dtype=np.int64)
+            self.cols.append((c, ks, ts))
             keys.append(q * stride + c.tasks[ks])
             keys.append(np.array([q * stride + self.n + c.row], np.int64))
             costs.append(cost)
@@ -261,23 +267,27 @@ class _Master:
 
     def drop_dead(self) -> int:
         """Remove the columns through a completion that fixing removed; how many."""
-        dead: list[int] = []
-        by_class: dict[int, tuple[GpuClass, list[int]]] = {}    # one scan: each class's nonempty columns
-        for q in range(self.keep, len(self.cols)):
-            c, ks, _ = self.cols[q]
-            if len(ks):
-                by_class.setdefault(id(c), (c, []))[1].append(q)
-        for c, qs in by_class.values():
-            ks = np.concatenate([self.cols[q][1] for q in qs])
-            ts = np.concatenate([self.cols[q][2] for q in qs])
-            bad = ts > c.H
-            ok = ~bad
-            bad[ok] = ~c.alive[ts[ok], ks[ok]]
-            # a column is dead where any of its completions is
-            lens = np.array([len(self.cols[q][1]) for q in qs])
-            hit = np.logical_or.reduceat(bad, np.concatenate([[0], np.cumsum(lens)[:-1]]))
-            dead.extend(q for q, h in zip(qs, hit.tolist()) if h)
-        self._delete(sorted(dead))
+        # all columns' completions in one array: no Python loop per column (a master holds up to 1,500)
+        cols = self.cols[self.keep:]
+        if not cols:
+            return 0
+        lens = np.array([len(x[1]) for x in cols], np.int64)
+        ks = np.concatenate([x[1] for x in cols])
+        ts = np.concatenate([x[2] for x in cols])
+        row = np.repeat(np.array([x[0].row for x in cols], np.int64), lens)
+        bad = np.zeros(len(ks), bool)
+        for c in self.classes:
+            sel = np.flatnonzero(row == c.row)
+            t, k = ts[sel], ks[sel]
+            out = t > c.H
+            inside = ~out
+            out[inside] = ~c.alive[t[inside], k[inside]]
+            bad[sel] = out
+        # a column is dead where any of its completions is (an empty column never)
+        ends = np.cumsum(lens)
+        seen = np.concatenate([[0], np.cumsum(bad)])
+        dead = (np.flatnonzero(seen[ends] > seen[ends - lens]) + self.keep).tolist()
+        self._delete(dead)
         return len(dead)
 
     def clean(self, limit: int) -> int:
@@ -475,17 +485,14 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         """Reduced-cost fixing: remove the completions no schedule of cost <= theta uses; how many."""
         removed = 0
         for c, lab in zip(classes, labs):
-            pis = pi[c.tasks]
-            through = lab.df1[:, :len(c.tasks)] + backward(c.P, c.A, c.alive, c.W, c.D, pis)
+            b = backward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks])
             # the other GPUs take at least their cheapest pseudo-schedules; a task alone costs at most theta
             with np.errstate(divide="ignore", invalid="ignore"):
                 last = np.where(c.W > 0, c.D + np.floor(theta / c.W + 1e-9), np.inf)
-            dead = c.alive & ((L - lab.value + through > theta + 1e-6 * max(1.0, abs(theta)))
-                              | (np.arange(c.alive.shape[0])[:, None] > last[None, :]))
-            removed += int(dead.sum())
-            c.alive &= ~dead
-            while c.H > 1 and not c.alive[c.H].any():
-                c.H -= 1
+            out, top = _fix_completions(c.alive, lab.df1, b, L - lab.value, theta + 1e-6 * max(1.0, abs(theta)),
+                                       last)
+            removed += out
+            c.H = max(1, min(c.H, top))
             c.alive = np.ascontiguousarray(c.alive[:c.H + 1])
         return removed
 
@@ -496,24 +503,27 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         for c, lab in cs:
             view = isinstance(c, Coarse)
             cc = c.cls if view else c
-            for q, (val, seq, cost) in enumerate(class_columns(lab, c, pi[cc.tasks], per_class)):
-                ks = [k for k, _ in seq]
-                tasks = cc.tasks[ks]
-                if q == 0:
-                    np.subtract.at(grad, tasks, cc.m)    # L's subgradient at pi
-                if view:
-                    ka = np.asarray(ks, np.int64)
-                    ts, cost = cc.retime(ka)
-                    counts[0] += 1
-                # keep what prices out at the LP's own duals (a view's path only through allowed completions)
-                if cost - float(pi_lp[tasks].sum()) - sigma[cc.row] >= -1e-6 * max(1.0, abs(cost)):
+            ks, ts, lens, costs = class_column_arrays(lab, c, per_class)
+            if not len(lens):
+                continue
+            starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
+            tasks = cc.tasks[ks]
+            np.subtract.at(grad, tasks[:lens[0]], cc.m)    # L's subgradient at pi: the cheapest column
+            if view:
+                ts, costs = cc.retime_all(ks, lens)
+                counts[0] += len(lens)
+            # keep what prices out at the LP's own duals (a view's path only through allowed completions)
+            keep = costs - np.add.reduceat(pi_lp[tasks], starts) - sigma[cc.row] < -1e-6 * np.maximum(1.0, abs(costs))
+            if view:
+                ok = ts <= cc.H
+                ok[ok] = cc.alive[ts[ok], ks[ok]]
+                keep &= np.logical_and.reduceat(ok, starts)
+            for q in np.flatnonzero(keep).tolist():
+                seq = (ks[starts[q]:starts[q] + lens[q]], ts[starts[q]:starts[q] + lens[q]])
+                if view and cc.N is not None and not hetero_ng.feasible(cc.N, seq[0].tolist()):
                     continue
-                if view:
-                    if not cc.allows(ka, ts) or (cc.N is not None and not hetero_ng.feasible(cc.N, ks)):
-                        continue
-                    seq = list(zip(ks, ts.tolist()))
-                    counts[1] += 1
-                new.append((cc, seq, cost))
+                counts[1] += view
+                new.append((cc, seq, float(costs[q])))
         return new, grad
 
     counts = [0, 0]     # coarse-view paths re-timed, and kept

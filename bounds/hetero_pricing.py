@@ -58,7 +58,7 @@ import numpy as np
 
 from instances.options import known_options
 
-__all__ = ["Labels", "forward", "backward", "columns", "path_cost", "trace"]
+__all__ = ["Labels", "forward", "backward", "columns", "column_arrays", "path_cost", "trace"]
 
 
 @dataclass
@@ -348,6 +348,24 @@ def backward(P, A, alive, W, D, pi) -> np.ndarray:
 
 
 @numba.njit(cache=True)
+def _fix_completions(alive, df1, b, offset, theta, last):
+    """Reduced-cost fixing of one class (:mod:`bounds.hetero_colgen`): clear ``alive[t, k]`` where the cheapest
+    pseudo-schedule through it, ``offset + df1[t, k] + b[t, k]``, exceeds ``theta`` or ``t`` is past ``last[k]``;
+    how many were cleared, and the last time with a completion left (-1: none)."""
+    removed = 0
+    top = -1
+    for t in range(alive.shape[0]):
+        for k in range(alive.shape[1]):
+            if alive[t, k]:
+                if offset + (df1[t, k] + b[t, k]) > theta or t > last[k]:
+                    alive[t, k] = False
+                    removed += 1
+                else:
+                    top = t
+    return removed, top
+
+
+@numba.njit(cache=True)
 def _trace(P, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, k, t, out):
     n = dp1.shape[1] - 1
     m = 0
@@ -389,15 +407,43 @@ def path_cost(seq, W, D) -> float:
 
 
 @numba.njit(cache=True)
-def _columns(P, W, D, pi, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, best, best_t, picks, buf, lens, costs):
+def _columns(P, W, D, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, best_t, picks, buf, ks, ts, lens, costs):
+    """The pseudo-schedules ending with ``picks`` traced one after another into ``ks``/``ts`` (time order),
+    their lengths and costs; how many completions in all."""
+    at = 0
     for q in range(len(picks)):
         j = picks[q]
-        m = _trace(P, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, j, best_t[j], buf[q])
+        m = _trace(P, dp1, ds1, dp2, ds2, slot, ip1, is1, is2, j, best_t[j], buf)
         lens[q] = m
         c = 0.0
         for r in range(m):
-            c += _tard(W, D, buf[q, r, 0], buf[q, r, 1])
+            k = buf[m - 1 - r, 0]
+            t = buf[m - 1 - r, 1]
+            ks[at + r] = k
+            ts[at + r] = t
+            c += _tard(W, D, k, t)
         costs[q] = c
+        at += m
+    return at
+
+
+@known_options
+def column_arrays(lab: Labels, P, W, D, limit: int, tol: float = 1e-9):
+    """:func:`columns` as arrays: ``(ks, ts, lens, costs)``, the tasks and completions of up to ``limit``
+    pseudo-schedules of negative value one after another (each in time order, the cheapest first), their
+    lengths and costs (no Python objects per column: the column generation takes a dozen a class and pass)."""
+    order = np.argsort(lab.best, kind="stable")[:limit]
+    picks = order[lab.best[order] < -tol].astype(np.int64)
+    rows = lab.df1.shape[0] + 1
+    buf = np.empty((rows, 2), np.int64)
+    ks, ts = np.empty(len(picks) * rows, np.int64), np.empty(len(picks) * rows, np.int64)
+    lens, costs = np.empty(len(picks), np.int64), np.empty(len(picks))
+    if len(picks):
+        m = _columns(np.asarray(P, np.int64), np.asarray(W, np.float64), np.asarray(D, np.int64), lab.dp1, lab.ds1,
+                     lab.dp2, lab.ds2, lab.slot, lab.ip1, lab.is1, lab.is2, lab.best_t, picks, buf, ks, ts, lens,
+                     costs)
+        ks, ts = ks[:m], ts[:m]
+    return ks, ts, lens, costs
 
 
 @known_options
@@ -406,18 +452,11 @@ def columns(lab: Labels, P, W, D, pi, limit: int, tol: float = 1e-9) -> list[tup
 
     Returns ``(value, [(task, completion), ...], cost)`` with ``value = cost - sum of pi`` over its tasks.
     """
-    order = np.argsort(lab.best, kind="stable")[:limit]
-    picks = order[lab.best[order] < -tol]
-    if len(picks) == 0:
-        return []
-    buf = np.empty((len(picks), lab.df1.shape[0] + 1, 2), np.int64)
-    lens, costs = np.empty(len(picks), np.int64), np.empty(len(picks))
-    _columns(np.asarray(P, np.int64), np.asarray(W, np.float64), np.asarray(D, np.int64), np.asarray(pi, np.float64),
-             lab.dp1, lab.ds1, lab.dp2, lab.ds2, lab.slot, lab.ip1, lab.is1, lab.is2, lab.best, lab.best_t,
-             picks.astype(np.int64), buf, lens, costs)
-    out = []
-    for q in range(len(picks)):
-        seq = buf[q, :lens[q]][::-1]
-        out.append((float(costs[q] - np.asarray(pi)[seq[:, 0]].sum()), list(zip(seq[:, 0].tolist(), seq[:, 1].tolist())),
-                    float(costs[q])))
+    ks, ts, lens, costs = column_arrays(lab, P, W, D, limit, tol)
+    pi = np.asarray(pi)
+    out, at = [], 0
+    for m, cost in zip(lens.tolist(), costs.tolist()):
+        k = ks[at:at + m]
+        out.append((float(cost - pi[k].sum()), list(zip(k.tolist(), ts[at:at + m].tolist())), float(cost)))
+        at += m
     return out

@@ -436,6 +436,14 @@ def test_master_columns_count_repeats_and_dead_completions_drop_exactly_their_co
         want[n + cl.row] = 1.0
         assert entries == want
         assert lp.col_cost_[q] == cost
+    # the same columns given as pairs of arrays make the same matrix
+    twin = _Master(len(g.tasks), classes)
+    twin.add([(cl, (np.array([k for k, _ in seq], np.int64), np.array([u for _, u in seq], np.int64)), cost)
+              for cl, seq, cost in cols])
+    b = twin.h.getLp().a_matrix_
+    assert (list(b.start_), list(b.index_), list(b.value_)) == (starts, index, value)
+    assert [(ks.tolist(), ts.tolist()) for _, ks, ts in twin.cols] == [(ks.tolist(), ts.tolist())
+                                                                     for _, ks, ts in master.cols]
     master.keep = 1
     assert master.drop_dead() == 0
     c.alive[t[2][1], k2] = False     # the second column's last completion
@@ -445,3 +453,34 @@ def test_master_columns_count_repeats_and_dead_completions_drop_exactly_their_co
     c.H = int(t[2][2]) - 1           # the third column's completion now lies past the horizon
     assert master.drop_dead() == 1
     assert [len(ks) for _, ks, _ in master.cols] == [3, 0]
+
+
+def test_batched_retiming_and_column_arrays_match_the_one_column_forms():
+    """``GpuClass.retime_all`` is ``retime`` of each sequence, and ``class_column_arrays`` lists what
+    ``class_columns`` gives, for 2-cycle and ng labels."""
+    from bounds import hetero_ng
+    from bounds.hetero_classes import GpuClass, class_column_arrays, class_columns
+
+    pb = hetero.generate(14, seed=3)
+    g = grid(pb, 1e4)
+    c = GpuClass(g, [0], 0)
+    rng = np.random.default_rng(5)
+    seqs = [rng.choice(len(c.tasks), size=rng.integers(1, 6)) for _ in range(20)]
+    ts, costs = c.retime_all(np.concatenate(seqs).astype(np.int64), np.array([len(x) for x in seqs], np.int64))
+    at = 0
+    for q, seq in enumerate(seqs):
+        want_ts, want_cost = c.retime(seq)
+        assert ts[at:at + len(seq)].tolist() == want_ts.tolist() and costs[q] == want_cost
+        at += len(seq)
+    pi = rng.uniform(0.0, 3.0 * float(c.W.max()) * c.H / len(c.tasks), len(c.tasks))
+    c.N = hetero_ng.neighbourhoods(c.D, 4)
+    ng = c.forward(c.alive, pi)
+    assert isinstance(ng, hetero_ng.NgLabels)
+    for lab in (forward(c.P, c.A, c.alive, c.W, c.D, pi), ng):
+        cols = class_columns(lab, c, pi, 8)
+        ks, ts, lens, costs = class_column_arrays(lab, c, 8)
+        assert len(cols) == len(lens) > 0
+        at = 0
+        for (_, seq, cost), m, got in zip(cols, lens.tolist(), costs.tolist()):
+            assert list(zip(ks[at:at + m].tolist(), ts[at:at + m].tolist())) == seq and got == cost
+            at += m

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bounds.hetero_pricing import columns, forward, interchange_beats
+from bounds.hetero_pricing import _fix_completions, backward, column_arrays, columns, forward, interchange_beats
 
 
 def reference_labels(P, A, alive, W, D, pi):
@@ -93,3 +93,38 @@ def test_labels_of_a_reused_work_dict_match_a_fresh_one():
         a, b = forward(P, A, alive, W, D, pi, work), forward(P, A, alive, W, D, pi)
         assert np.array_equal(a.df1, b.df1) and np.array_equal(a.df2, b.df2)
         assert columns(a, P, W, D, pi, n) == columns(b, P, W, D, pi, n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(network(), st.integers(1, 8))
+def test_column_arrays_are_the_columns_one_after_another(net, limit):
+    P, A, alive, W, D, pi = net
+    lab = forward(P, A, alive, W, D, pi)
+    ks, ts, lens, costs = column_arrays(lab, P, W, D, limit)
+    cols = columns(lab, P, W, D, pi, limit)
+    assert len(lens) == len(costs) == len(cols) and lens.sum() == len(ks) == len(ts)
+    at = 0
+    for m, cost, (_, seq, want) in zip(lens.tolist(), costs.tolist(), cols):
+        assert list(zip(ks[at:at + m].tolist(), ts[at:at + m].tolist())) == seq
+        assert cost == want == pytest.approx(sum(W[i] * max(0, c - D[i]) for i, c in seq))
+        at += m
+
+
+@settings(max_examples=60, deadline=None)
+@given(network(), st.floats(-20.0, 40.0), st.floats(-10.0, 10.0))
+def test_fixing_clears_exactly_the_completions_of_its_definition(net, theta, offset):
+    """The compiled reduced-cost fixing against its definition in numpy: a completion goes where its cheapest
+    pseudo-schedule (forward label plus backward bound, plus ``offset``) costs more than ``theta``, or past
+    its task's last time; the last time left is the largest row with a completion."""
+    P, A, alive, W, D, pi = net
+    lab = forward(P, A, alive, W, D, pi)
+    b = backward(P, A, alive, W, D, pi)
+    last = np.where(W > 0, D + np.floor(np.abs(theta) / np.where(W > 0, W, 1.0)), np.inf)
+    want = alive & ~((offset + (lab.df1[:, :len(P)] + b) > theta)
+                     | (np.arange(alive.shape[0])[:, None] > last[None, :]))
+    got = alive.copy()
+    removed, top = _fix_completions(got, lab.df1, b, offset, theta, last)
+    assert np.array_equal(got, want)
+    assert removed == int(alive.sum() - want.sum())
+    rows = np.flatnonzero(want.any(axis=1))
+    assert top == (int(rows[-1]) if len(rows) else -1)
