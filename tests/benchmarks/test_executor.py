@@ -91,13 +91,13 @@ def _strip_times(results):
 
 def test_compare_local_processes_and_dask_agree(dask_scheduler):
     # n = 4: every optimum is proven quickly, so the comparison does not hang on timing
-    cfg = compare.Config(n=4, instances=3, time_limit=10.0, workers=1)
+    cfg = compare.Config(n=4, instances=2, time_limit=10.0, workers=1)
     local = compare.run(cfg)
     assert all(res["rows"][0]["opt_proven"] for res in local)
     pool = compare.run(cfg, executor.Executor("local", jobs=2))
     dask = compare.run(cfg, executor.Executor("dask", scheduler=dask_scheduler))
     assert _strip_times(local) == _strip_times(pool) == _strip_times(dask)
-    assert [r["index"] for r in dask] == [0, 1, 2]
+    assert [r["index"] for r in dask] == [0, 1]
     table = compare.format_table(cfg, local, compare.summarise(local))
     drop_times = [line.rsplit("|", 3)[0] for line in table.splitlines()]  # the mean and median times
     table_dask = compare.format_table(cfg, dask, compare.summarise(dask))

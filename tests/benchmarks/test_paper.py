@@ -83,8 +83,8 @@ def test_paper_generator_options_change_the_instances():
 
 
 def test_paper_cells_are_reproducible():
-    a = paper.table5(2, seed=7)
-    b = paper.table5(2, seed=7)
+    a = paper.table5(1, seed=7)
+    b = paper.table5(1, seed=7)
     assert a == b
     for cells in a.values():
         assert all(v["failed"] == 0 and v["mean"] >= 0.5 for v in cells.values())  # none twice as fast as FAR

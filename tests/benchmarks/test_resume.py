@@ -276,6 +276,7 @@ def test_a_second_run_on_the_same_folder_refuses_while_the_first_runs(hook_dir, 
     assert first.returncode == 0 and _table(out_first) == reference
 
 
+@pytest.mark.slow  # a dask cluster's start in a fresh process: seconds, like the other dask variants above
 def test_a_lost_dask_worker_is_retried_with_identical_results(hook_dir, reference, tmp_path):
     once = tmp_path / "killed-once"
     done = _run(ARGS + ["--executor", "dask", "--jobs", "2"], _env(hook_dir, die=FAULTY, die_once=once))

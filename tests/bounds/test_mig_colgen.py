@@ -122,6 +122,11 @@ def test_halves_improve_on_the_closed_form_bound_and_on_slices():
     assert basic < slices.bound <= halves.bound <= opt + 1e-9
     # coarser blocks, a stronger LP (each bound is within the search's bracket of its LP value)
     assert slices.bound <= pairs.bound * (1 + 2e-4) and pairs.bound <= halves.bound * (1 + 2e-4)
+
+
+def test_lower_bound_with_method_colgen_is_the_halves_bound():
+    p = mig.generate(n=5, gpu="A100", seed=1)
+    halves = colgen_bound(p, time_limit=120, lower=mig_bounds.lower_bound(p))
     assert mig_bounds.lower_bound(p, method="colgen", time_limit=120) == pytest.approx(halves.bound, rel=1e-3)
 
 

@@ -20,7 +20,7 @@ _bounds = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_bounds)
 
 
-@pytest.mark.parametrize("n,seed", [(8, 11), (10, 12), (12, 13)])
+@pytest.mark.parametrize("n,seed", [(8, 11), (10, 12), pytest.param(12, 13, marks=pytest.mark.slow)])
 def test_colgen_proof_agrees_with_cpsat(n, seed):
     pb = hetero.generate(n, seed=seed)
     ours = solve_optimal(pb, time_limit=120)

@@ -332,7 +332,7 @@ def test_the_relaxation_keeps_its_optimum_under_cpsat_presolve():
     assert res.objective == pytest.approx(116.5203, abs=1e-3)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(_small_batches())
 def test_relaxation_bound_is_below_the_optimum(p):
     from milp.highs import solve_highs
@@ -417,7 +417,7 @@ def test_benders_loop_proves_what_the_relaxation_leaves_open():
     assert abs(alone.objective - res.objective) <= 2 * TOLERANCE * res.objective
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(st.sampled_from(["A30", "A100"]), st.integers(6, 8), st.integers(0, 10 ** 6))
 def test_benders_bound_never_exceeds_the_optimum(gpu, n, seed):
     # the master with its cuts stays a relaxation: its bound is at most the optimum the session model
