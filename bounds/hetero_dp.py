@@ -606,6 +606,9 @@ class Grid:
         Leave out the states that cost more than this by themselves; no
         schedule of cost ``<= max_cost`` uses them, so ``min(bound,
         max_cost)`` stays valid (:attr:`capped`).
+    prec
+        Pairs that one optimal schedule keeps: the states outside their
+        windows (:meth:`restrict`) go before the arcs are built (fewer to test).
     deadline
         A ``time.perf_counter`` value; :class:`~bounds.hetero_ti.Expired` if it
         passes before the build.
@@ -613,7 +616,7 @@ class Grid:
 
     @known_options
     def __init__(self, p, cost: np.ndarray, rank=None, weights=None, max_cost: float | None = None,
-                 deadline: float | None = None):
+                 deadline: float | None = None, prec: np.ndarray | None = None):
         p = np.ascontiguousarray(p, dtype=np.int64)
         n = len(p)
         if n == 0 or (p < 1).any():
@@ -634,6 +637,7 @@ class Grid:
         if self.capped:
             alive &= cost <= max_cost
         self.alive = np.ascontiguousarray(alive)
+        self.windowed = 0 if prec is None else self.restrict(prec)
         if deadline is not None and time.perf_counter() >= deadline:
             raise Expired("deadline passed before building the network")
         self.mask = np.zeros((T + 1, n, words(n)), dtype=np.uint64)

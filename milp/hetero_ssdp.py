@@ -289,15 +289,17 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         info["skipped"] = f"network too large ({size / 2 ** 20:.0f} MiB)"
         return result(0.0, "network too large")
     # stage 2: Lagrangian relaxation with elimination
+    # pairs that one optimal schedule keeps: time windows before the arcs are built, filters on the modifier
+    # labels later
+    rank = tail_rank(sm.p, sm.w, sm.d)
+    prec = interchange_precedences(sm.p, sm.w, sm.d, rank)
+    info["precedences"] = int(prec.sum())
     try:
-        net = Grid(sm.p, sm.costs(), rank=tail_rank(sm.p, sm.w, sm.d), weights=sm.w, deadline=dl.at,
-                   max_cost=below_next_integer(ub))
+        net = Grid(sm.p, sm.costs(), rank=rank, weights=sm.w, deadline=dl.at, max_cost=below_next_integer(ub),
+                   prec=prec)
     except Expired:
         return result(0.0, "time limit (building the network)")
-    # pairs that one optimal schedule keeps: time windows now, filters on the modifier labels later
-    prec = interchange_precedences(sm.p, sm.w, sm.d, net.rank)
-    info["precedences"] = int(prec.sum())
-    info["window_states_removed"] = net.restrict(prec)
+    info["window_states_removed"] = net.windowed
     tried: set[int] = set()
     spent = 0.0
 
