@@ -61,7 +61,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from bounds.hetero_pricing import _insert_in_order, _tard, interchange_beats
+from bounds.hetero_pricing import _insert_in_order, _tard, admit_table, interchange_beats
 from instances.options import known_options
 
 __all__ = ["NgLabels", "neighbourhoods", "grow", "feasible", "forward", "columns", "MAX_NG", "CAP"]
@@ -241,7 +241,7 @@ def _extend(N, pos, j, bits, k):
 
 @numba.njit(cache=True)
 def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj, pl, pk, icnt, ival, imem, iprd, ia,
-             ib, ccnt, cval, cmem, cprd, csrc, cq, cz, order, ord_n, df1, best, best_t, best_l):
+             ib, ccnt, cval, cmem, cprd, csrc, cq, cz, order, ord_n, df1, aidx, adm, best, best_t, best_l):
     n = P.shape[0]
     inf = np.inf
     merges = 0
@@ -283,6 +283,7 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
             if s < A[k]:
                 continue
             ck = _tard(W, D, k, t) - pi[k]
+            ra = aidx[t, k] if t < aidx.shape[0] else -1   # the pairs the rule admits (pricing.admit_table)
             # sources in order of their cheapest label: once two labels of memory {k} with distinct tasks
             # before them are in, every later candidate is dominated
             for idx in range(ord_n[s]):
@@ -292,7 +293,10 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
                     continue
                 if _settled(cnt, val, mem, prd, t, k, fj + ck):
                     break
-                if interchange_beats(P, A, W, D, j, k, s, t):
+                if ra >= 0:
+                    if (adm[ra, j >> 6] >> (j & 63)) & 1 == 0:
+                        continue
+                elif interchange_beats(P, A, W, D, j, k, s, t):
                     continue
                 for q in range(cnt[s, j]):
                     if prd[s, j, q] == k:
@@ -363,6 +367,7 @@ def forward(P, A, alive, W, D, pi, N, work: dict | None = None, cap: int = CAP) 
     N = np.ascontiguousarray(N, np.int64)
     A = np.asarray(A, np.int64)
     arrivals = np.unique(A[A <= H])
+    keep = work is not None
     work = {} if work is None else work
     if (work.get("ng_rows", -1) < H + 1 or work.get("ng_n") != n or work.get("ng_cap") != cap
             or work.get("ng_slots", -1) < len(arrivals)):
@@ -383,9 +388,10 @@ def forward(P, A, alive, W, D, pi, N, work: dict | None = None, cap: int = CAP) 
     slot[arrivals] = np.arange(len(arrivals))
     best, best_t, best_l = np.empty(n), np.empty(n, np.int64), np.empty(n, np.int64)
     order, ord_n = work["ng_order"]
-    merges = _forward(np.asarray(P, np.int64), A, alive, np.asarray(W, np.float64), np.asarray(D, np.int64),
-                      np.asarray(pi, np.float64), int(H), N, _pos(N, n), int(cap), slot, *arrays[:-1],
-                      *work["ng_running"], order[:H + 1], ord_n[:H + 1], arrays[-1], best, best_t, best_l)
+    data = (np.asarray(P, np.int64), A, np.asarray(W, np.float64), np.asarray(D, np.int64))
+    merges = _forward(*data[:2], alive, *data[2:], np.asarray(pi, np.float64), int(H), N, _pos(N, n), int(cap), slot,
+                      *arrays[:-1], *work["ng_running"], order[:H + 1], ord_n[:H + 1], arrays[-1],
+                      *admit_table(work if keep else None, data, alive), best, best_t, best_l)
     return NgLabels(arrays[-1], best, best_t, best_l, arrays + (slot,), int(merges))
 
 

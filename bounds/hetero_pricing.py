@@ -31,6 +31,10 @@ or, only if ``s`` is its arrival, an idle label of ``s`` or the empty machine.
 The finite completion labels of each time are kept in order of value (the
 completions allowed at a time are few: an insertion sort as they are made),
 and the scan of ``s``'s stops at the first that cannot improve the two kept.
+Most sources the scan meets are often refused by the interchange rule,
+which depends on the data alone: a network's first call with a ``work``
+dict builds the admitted sources of each allowed completion as a bit row
+(:func:`admissible`), so a refused source costs the scan one bit test.
 The idle labels of ``j`` change only where ``j`` completes, so they are
 carried in one running pair per task, updated from each time's finite
 completions, and stored only at the arrival times (the only starts after
@@ -58,7 +62,11 @@ import numpy as np
 
 from instances.options import known_options
 
-__all__ = ["Labels", "forward", "backward", "columns", "column_arrays", "path_cost", "trace"]
+__all__ = ["Labels", "admissible", "forward", "backward", "columns", "column_arrays", "path_cost", "trace"]
+
+
+#: the most 64-bit words :func:`admissible` keeps for one network (16 MiB)
+MAX_ADMIT_WORDS = 2 ** 21
 
 
 @dataclass
@@ -165,8 +173,8 @@ def _insert(b1, j1, e1, b2, j2, e2, v, j, e):
 
 
 @numba.njit(cache=True)
-def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, slot, if1, ip1, is1, if2, ip2, is2, order, cnt,
-             cur_v, cur_p, cur_s, best, best_t):
+def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, slot, if1, ip1, is1, if2, ip2, is2, order, oval,
+             cnt, cur_v, cur_p, cur_s, aidx, adm, best, best_t):
     n = P.shape[0]
     inf = np.inf
     for k in range(n):
@@ -221,14 +229,18 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, slot, if1, 
             e2 = 0
             # right after a task that completes at s (no idle): the two cheapest distinct sources j != k,
             # no 2-cycle k, j, k, no adjacent pair j, k that the interchange k, j beats
+            # (the sources the rule refuses are often most of the cheap ones: with a row of admitted sources,
+            # from :func:`admissible`, each costs a bit test instead of the interchange's arithmetic)
+            r = aidx[t, k] if t < aidx.shape[0] else -1
             for idx in range(cnt[s]):
-                j = order[s, idx]
-                fj = df1[s, j]
+                fj = oval[s, idx]
                 if fj >= b2:
                     break
-                if j == k:
-                    continue
-                if interchange_beats(P, A, W, D, j, k, s, t):
+                j = order[s, idx]
+                if r >= 0:
+                    if (adm[r, j >> 6] >> (j & 63)) & 1 == 0:
+                        continue
+                elif j == k or interchange_beats(P, A, W, D, j, k, s, t):
                     continue
                 v = fj if dp1[s, j] != k else df2[s, j]
                 b1, j1, e1, b2, j2, e2 = _insert(b1, j1, e1, b2, j2, e2, v, j, 0)
@@ -257,9 +269,88 @@ def _forward(P, A, alive, W, D, pi, H, df1, dp1, ds1, df2, dp2, ds2, slot, if1, 
             if v1 < best[k]:
                 best[k] = v1
                 best_t[k] = t
-            _insert_in_order(order, t, m, k, df1, v1)  # t's finite completions in order of value
+            # t's finite completions in order of value, the values beside them (the scans read them in order)
+            q = m
+            while q > 0 and oval[t, q - 1] > v1:
+                order[t, q] = order[t, q - 1]
+                oval[t, q] = oval[t, q - 1]
+                q -= 1
+            order[t, q] = k
+            oval[t, q] = v1
             m += 1
         cnt[t] = m
+
+
+@numba.njit(cache=True)
+def _admissible(P, A, W, D, alive, aidx, adm):
+    """Fill ``aidx``/``adm`` (see :func:`admissible`); how many rows."""
+    n = P.shape[0]
+    ok = np.empty(adm.shape[1] * 64, np.int64)
+    ok[:] = 0
+    r = 0
+    for t in range(alive.shape[0]):
+        for k in range(n):
+            aidx[t, k] = -1
+            if not alive[t, k]:
+                continue
+            s = t - P[k]
+            if s < A[k]:
+                continue
+            # interchange_beats for every j at once, branch-free (the same sums in the same order)
+            wk, ak, pk, dk = W[k], A[k], P[k], D[k]
+            tk = wk * max(t - dk, 0)
+            for j in range(n):
+                sk = s - P[j]
+                lhs = W[j] * max(s - D[j], 0) + tk
+                rhs = wk * max(sk + pk - dk, 0) + W[j] * max(t - D[j], 0)
+                beaten = (sk >= ak) & ((lhs > rhs) | ((lhs == rhs) & (j > k)))
+                ok[j] = (j != k) & ~beaten
+            for w in range(adm.shape[1]):
+                word = np.int64(0)
+                for b in range(64):
+                    word |= ok[64 * w + b] << b
+                adm[r, w] = word
+            aidx[t, k] = r
+            r += 1
+    return r
+
+
+@known_options
+def admissible(P, A, alive, W, D, max_words: int = MAX_ADMIT_WORDS):
+    """The sources each completion admits right before it: ``(aidx, adm)``.
+
+    Bit ``j`` of row ``adm[aidx[t, k]]`` (words of 64 bits) is set when
+    ``j`` may complete at ``t - P_k`` right before ``k`` completes at ``t``:
+    ``j != k`` and adjacent-pair dominance keeps the pair (module docstring).
+    It depends on the data alone, not on the prices, so it is built once per
+    network for its allowed completions (``aidx[t, k] = -1`` elsewhere; the
+    pricing tests the pair itself there). ``None`` when the rows would take
+    more than ``max_words`` words.
+    """
+    n = len(P)
+    words = (n + 63) // 64
+    rows = int(np.count_nonzero(alive))
+    if rows * words > max_words:
+        return None
+    aidx = np.empty(alive.shape, np.int32)
+    adm = np.empty((max(1, rows), words), np.int64)
+    _admissible(np.asarray(P, np.int64), np.asarray(A, np.int64), np.asarray(W, np.float64), np.asarray(D, np.int64),
+                alive, aidx, adm)
+    return aidx, adm
+
+
+def admit_table(work: dict | None, data, alive) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`admissible` of the network ``data = (P, A, W, D)``, kept in ``work`` (the pricing's and the ng
+    pricing's of one class share it); without ``work``, or too large, a table that names no row (the kernels
+    then test each pair themselves: a row of n tests per completion is no cheaper than one call's scans)."""
+    if work is not None and ("admit" not in work or not all(
+            np.array_equal(x, y) for x, y in zip(data, work["admit_data"]))):
+        # built at the first call on a network: later ones only remove completions, or restore the first's
+        P, A, W, D = data
+        work["admit"] = admissible(P, A, alive, W, D)
+        work["admit_data"] = tuple(x.copy() for x in data)
+    table = None if work is None else work["admit"]
+    return table or (np.full((1, len(data[0])), -1, np.int32), np.zeros((1, 1), np.int64))
 
 
 @known_options
@@ -280,27 +371,30 @@ def forward(P, A, alive, W, D, pi, work: dict | None = None) -> Labels:
     work
         A dict kept between calls on the same class: the label arrays are
         allocated once in it (at the largest horizon seen) and reused, so the
-        labels of a call are valid until the next call with the same ``work``.
+        labels of a call are valid until the next call with the same ``work``;
+        it also keeps the network's :func:`admissible` table.
     """
     H = alive.shape[0] - 1
     n = len(P)
     A = np.asarray(A, np.int64)
     arrivals = np.unique(A[A <= H])
+    keep = work is not None
     work = {} if work is None else work
     if work.get("rows", -1) < H + 1 or work.get("n") != n or work.get("slots", -1) < len(arrivals):
         shape, idle = (H + 1, n + 1), (max(1, len(arrivals)), n)
         work.update(rows=H + 1, n=n, slots=len(arrivals), order=np.empty((H + 1, n), np.int32),
-                    cnt=np.empty(H + 1, np.int32),
+                    oval=np.empty((H + 1, n)), cnt=np.empty(H + 1, np.int32),
                     arrays=[np.empty(shape, dtype) for _ in range(2) for dtype in (np.float64, np.int32, np.int8)],
                     idle=[np.empty(idle, dtype) for _ in range(2) for dtype in (np.float64, np.int32, np.int64)],
                     cur=(np.empty((2, n)), np.empty((2, n), np.int32), np.empty((2, n), np.int64)))
     arrays = [x[:H + 1] for x in work["arrays"]]
     slot = np.full(H + 1, -1, np.int32)
     slot[arrivals] = np.arange(len(arrivals), dtype=np.int32)
+    data = (np.asarray(P, np.int64), A, np.asarray(W, np.float64), np.asarray(D, np.int64))
     best, best_t = np.empty(n), np.empty(n, np.int64)
-    _forward(np.asarray(P, np.int64), A, alive, np.asarray(W, np.float64), np.asarray(D, np.int64),
-             np.asarray(pi, np.float64), int(H), *arrays, slot, *work["idle"], work["order"][:H + 1],
-             work["cnt"][:H + 1], *work["cur"], best, best_t)
+    _forward(*data[:2], alive, *data[2:], np.asarray(pi, np.float64), int(H), *arrays, slot, *work["idle"],
+             work["order"][:H + 1], work["oval"][:H + 1], work["cnt"][:H + 1], *work["cur"],
+             *admit_table(work if keep else None, data, alive), best, best_t)
     return Labels(*arrays, slot, *work["idle"], best, best_t)
 
 

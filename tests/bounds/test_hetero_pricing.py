@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bounds.hetero_pricing import _fix_completions, backward, column_arrays, columns, forward, interchange_beats
+from bounds.hetero_pricing import (_fix_completions, admissible, backward, column_arrays, columns, forward,
+                                   interchange_beats)
 
 
 def reference_labels(P, A, alive, W, D, pi):
@@ -93,6 +94,56 @@ def test_labels_of_a_reused_work_dict_match_a_fresh_one():
         a, b = forward(P, A, alive, W, D, pi, work), forward(P, A, alive, W, D, pi)
         assert np.array_equal(a.df1, b.df1) and np.array_equal(a.df2, b.df2)
         assert columns(a, P, W, D, pi, n) == columns(b, P, W, D, pi, n)
+
+
+def _wide(seed: int, n: int = 70, H: int = 90):
+    """A network of more tasks than one 64-bit word of :func:`admissible` holds (bit 63 included)."""
+    rng = np.random.default_rng(seed)
+    P, A = rng.integers(1, 6, n), rng.integers(0, 30, n)
+    W, D = rng.choice([0.0, 1.0, 2.0, 3.5], n), rng.integers(0, 80, n)
+    t = np.arange(H + 1)[:, None]
+    alive = (t >= (A + P)[None, :]) & (rng.random((H + 1, n)) < 0.7)
+    return P, A, alive, W, D, rng.normal(6.0, 8.0, n).round(1)
+
+
+def _bits(row, n):
+    return [bool((int(row[j >> 6]) >> (j & 63)) & 1) for j in range(n)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(network())
+def test_admitted_sources_are_those_the_interchange_rule_keeps(net):
+    P, A, alive, W, D, _ = net
+    for P, A, alive, W, D, _ in (net, _wide(len(P))):
+        n = len(P)
+        aidx, adm = admissible(P, A, alive, W, D)
+        for t, k in zip(*np.nonzero(alive)):
+            s = t - P[k]
+            if s < A[k]:
+                assert aidx[t, k] == -1
+                continue
+            want = [j != k and not interchange_beats(P, A, W, D, j, k, s, t) for j in range(n)]
+            assert _bits(adm[aidx[t, k]], n) == want
+        assert (aidx[~alive] == -1).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(network(), st.integers(0, 10 ** 6))
+def test_labels_with_the_admission_table_are_those_without(net, seed):
+    """A ``work`` dict's table, built on its first network, gives the same labels on that network and on any
+    later smaller one (fixing) or a larger one (completions it has no row for: tested pair by pair)."""
+    rng = np.random.default_rng(seed)
+    for P, A, alive, W, D, pi in (net, _wide(seed)):
+        work: dict = {}
+        smaller = alive & (rng.random(alive.shape) < 0.6)
+        for net_t in (alive, smaller, alive | (rng.random(alive.shape) < 0.3)):
+            a, b = forward(P, A, net_t, W, D, pi, work), forward(P, A, net_t, W, D, pi)
+            for f in ("df1", "df2", "best", "best_t"):
+                assert np.array_equal(getattr(a, f), getattr(b, f)), f
+            fin = np.isfinite(a.df1)
+            for f in ("dp1", "ds1"):
+                assert np.array_equal(getattr(a, f)[fin], getattr(b, f)[fin]), f
+            assert columns(a, P, W, D, pi, len(P)) == columns(b, P, W, D, pi, len(P))
 
 
 @settings(max_examples=60, deadline=None)

@@ -101,6 +101,19 @@ def test_single_neighbourhoods_are_the_two_cycle_pricing(net):
     assert ng.forward(P, A, alive, W, D, pi, ng.neighbourhoods(D, 1)).value == pytest.approx(plain)
 
 
+@settings(max_examples=60, deadline=None)
+@given(network())
+def test_labels_with_the_admission_table_are_those_without(net):
+    # the table of a work dict (shared with the 2-cycle pricing of the class) against the pair tests
+    P, A, alive, W, D, pi, N = net
+    work: dict = {}
+    hetero_pricing.forward(P, A, alive, W, D, pi, work)
+    smaller = alive & (np.random.default_rng(len(P)).random(alive.shape) < 0.7)
+    for net_t in (alive, smaller):
+        a, b = ng.forward(P, A, net_t, W, D, pi, N, work), ng.forward(P, A, net_t, W, D, pi, N)
+        assert np.array_equal(a.df1, b.df1) and np.array_equal(a.best, b.best) and a.merges == b.merges
+
+
 def test_feasible_and_grow():
     N = ng.neighbourhoods(np.arange(5.0), 1)
     assert ng.feasible(N, [0, 1, 2, 0]) and not ng.feasible(N, [0, 1, 0]) and not ng.feasible(N, [3, 3])
