@@ -97,8 +97,11 @@ from milp.result import Result
 
 __all__ = ["solve_ssdp", "applies"]
 
-#: Forward passes of the multiplier optimisation before the modifier stage (and between its rounds).
+#: Forward passes of the multiplier optimisation before the modifier stage (and between its rounds) for a time
+#: limit of ``PASS_SECONDS`` or less (or none); a longer limit allows proportionally more (:func:`_pass_budget`).
 SUBGRADIENT_PASSES = 600
+#: Seconds of time limit for which ``SUBGRADIENT_PASSES`` passes are the cap.
+PASS_SECONDS = 20.0
 #: Growth of the subgradient step on each better bound (:class:`bounds.hetero_subgradient.StepScale`).
 GRID_EXPAND = 1.2
 #: Restarts of the subgradient from the best multipliers when its step collapses while the bound still rises.
@@ -141,7 +144,31 @@ _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOW
                     improve_every=IMPROVE_EVERY, level_gap=LEVEL_GAP)
 
 
-def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None) -> Relaxation:
+def _pass_budget(remaining: float | None) -> int:
+    """The cap on the grid passes of one multiplier search: ``SUBGRADIENT_PASSES``
+    per ``PASS_SECONDS`` of the time left, at least ``SUBGRADIENT_PASSES``
+    (and that without a time limit).
+
+    A search stops earlier when its step collapses after its restarts
+    (:func:`bounds.hetero_subgradient.optimize`) or at its deadline (stage 2:
+    ``STAGE2_SHARE`` of the time left); the cap keeps a short limit from
+    spending its share on passes that the modifiers use better. With a long
+    limit at n = 150 the multipliers can still climb well past 600 passes
+    (each better bound lets the eliminations shrink the network, and the
+    bound on the smaller network rises), so a longer limit lets them go on.
+
+    Examples
+    --------
+    >>> _pass_budget(None), _pass_budget(20.0), _pass_budget(120.0)
+    (600, 600, 3600)
+    """
+    if remaining is None:
+        return SUBGRADIENT_PASSES
+    return max(SUBGRADIENT_PASSES, int(SUBGRADIENT_PASSES * remaining / PASS_SECONDS))
+
+
+def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None,
+                 passes: int = SUBGRADIENT_PASSES) -> Relaxation:
     """Subgradient search of the grid's multipliers from ``mu`` towards ``ub``
     (:func:`bounds.hetero_subgradient.optimize`): the step halves after
     ``GRID_PATIENCE`` passes without a better bound and grows by
@@ -155,15 +182,16 @@ def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None)
     ``IMPROVE_EVERY`` passes, then every
     ``IMPROVE_EVERY``: a better incumbent aims the steps lower and lets the
     eliminations remove more."""
-    return optimize(net, ub, deadline=deadline, max_iter=SUBGRADIENT_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,
+    return optimize(net, ub, deadline=deadline, max_iter=passes, mu0=mu, patience=hb.GRID_PATIENCE,
                     improve=improve, **_GRID_SEARCH)
 
 
-def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve=None) -> Relaxation:
+def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve=None,
+                 passes: int = SUBGRADIENT_PASSES) -> Relaxation:
     """Multipliers in two stages (:func:`bounds.hetero.relax_grid`: the cheap
     relaxation, then the grid's), the grid stage searched as in
     :func:`_grid_search`."""
-    return hb.relax_grid(net, ub, sequence, deadline=deadline, max_iter=SUBGRADIENT_PASSES, improve=improve,
+    return hb.relax_grid(net, ub, sequence, deadline=deadline, max_iter=passes, improve=improve,
                          **_GRID_SEARCH)
 
 
@@ -330,13 +358,15 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     rem = dl.remaining()
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
     stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
-    relax = _multipliers(net, ub, best_seq, stage2, improve)
+    cap = _pass_budget(rem)
+    info["pass_cap"] = cap
+    relax = _multipliers(net, ub, best_seq, stage2, improve, cap)
     passes = relax.evaluations
     # a better incumbent lowers the threshold: the grid (reduced for the old one) keeps what the new one needs
     for _ in range(IMPROVE_ROUNDS):
         if relax.proved or dl.expired() or improve(relax.path) is None or time.perf_counter() >= stage2:
             break
-        relax = _grid_search(net, ub, relax.mu, stage2, improve)
+        relax = _grid_search(net, ub, relax.mu, stage2, improve, cap)
         passes += relax.evaluations
     info.update(subgradient_passes=passes, nodes_after_stage2=net.N)
     bound = min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub)
@@ -397,7 +427,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             continue
         # the gap is too wide for the modifiers even at the lowest target: better multipliers narrow it
         old = relax.bound
-        relax = _grid_search(net, ub, mu, dl.at, improve)
+        relax = _grid_search(net, ub, mu, dl.at, improve, _pass_budget(dl.remaining()))
         say(f"{out.status}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
             f"{relax.evaluations} more passes, {net.N} nodes left")
         bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))

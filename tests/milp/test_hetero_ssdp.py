@@ -213,6 +213,31 @@ def test_rounds_decided_by_the_multipliers_at_their_target_keep_the_bound_valid(
     assert _valid_against_subsets(seed=5, count=8, counter="target_proofs")
 
 
+def test_pass_budget_grows_with_the_time_limit_only_beyond_its_base():
+    import milp.hetero_ssdp as ssdp
+
+    base = ssdp.SUBGRADIENT_PASSES
+    assert ssdp._pass_budget(None) == base
+    assert ssdp._pass_budget(0.5) == base
+    assert ssdp._pass_budget(ssdp.PASS_SECONDS) == base
+    assert ssdp._pass_budget(6 * ssdp.PASS_SECONDS) == 6 * base
+
+
+def test_more_passes_for_a_longer_limit_keep_the_bound_valid(monkeypatch):
+    # two passes per second of limit (a 20 s limit: about 40 where the base is 2): the longer multiplier
+    # searches it allows must keep the bounds and proofs exact (subset DP), and the cap must follow the limit
+    import milp.hetero_ssdp as ssdp
+    from bounds import hetero as hb
+
+    monkeypatch.setattr(ssdp, "SUBGRADIENT_PASSES", 2)
+    monkeypatch.setattr(ssdp, "PASS_SECONDS", 1.0)
+    monkeypatch.setattr(hb, "FIRST_STAGE_PASSES", 0)
+    assert _valid_against_subsets(seed=23, count=8, counter="pass_cap") == 8
+    pb = hetero.generate_orlib(14, tf=0.6, rdd=0.4, seed=23)
+    r = ssdp.solve_ssdp(pb, time_limit=20, hint=ils(pb, time_limit=None, max_iter=0, seed=0))
+    assert 2 * 15 <= r.info["pass_cap"] <= 2 * 20, r.info
+
+
 def test_modifier_candidates_are_the_violated_jobs_by_window():
     # a relaxed path of a real grid: every job it misses or repeats, and only those, narrowest window first
     from bounds import hetero as hb
