@@ -160,6 +160,9 @@ MAX_RESTORES = 3
 FINAL_EXACT = True
 #: Columns kept in the master LP: past this many, the half with the largest reduced costs is removed.
 MAX_COLUMNS = 1_500
+#: A network's table of admitted pairs (``bounds.hetero_pricing.admit_table``) is built only where this many
+#: of its last pass's time remain before the deadline (the build takes two to three passes' time)
+ADMIT_PASSES = 5
 #: The task rows start at ``1 - U(0, PERTURB)`` (a perturbation of the right-hand side against the degenerate
 #: first masters; halved when ``L`` comes within it of the perturbed LP's value or that LP converges).
 PERTURB = 0.05
@@ -472,11 +475,14 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             guess = PASS_SECONDS * c.alive.size * (1 if c.N is None or plain else NG_SLOWER)
             if deadline is not None and t1 + c.work.get("seconds", guess) >= deadline:
                 return -math.inf, labs
+            # the pricing's table of admitted pairs (built once, in a few passes' time) only where it fits
+            c.work["admit_build"] = deadline is None or t1 + ADMIT_PASSES * c.work.get("seconds", guess) < deadline
+            c.work["admit_seconds"] = 0.0
             if plain:
                 lab = forward(c.P, c.A, c.alive, c.W, c.D, pi[c.tasks], c.work)
             else:
                 lab = c.forward(c.alive, pi[c.tasks])
-                c.work["seconds"] = time.perf_counter() - t1
+                c.work["seconds"] = time.perf_counter() - t1 - c.work["admit_seconds"]
             total += c.m * lab.value
             labs.append(lab)
         return total, labs
@@ -593,6 +599,8 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         if views and since_fine < fine_every and not last_call:
             since_fine += 1
             heuristic += 1
+            for v in views:
+                v.work["admit_build"] = deadline is None or t1 + ADMIT_PASSES * step < deadline
             labs = [(v, forward(v.P, v.A, v.alive, v.W, v.D, pi_price[getattr(v, "cls", v).tasks], v.work))
                     for v in views]
             new, grad = pass_columns(labs, pi_price, pi_lp, sigma)

@@ -32,9 +32,10 @@ The finite completion labels of each time are kept in order of value (the
 completions allowed at a time are few: an insertion sort as they are made),
 and the scan of ``s``'s stops at the first that cannot improve the two kept.
 Most sources the scan meets are often refused by the interchange rule,
-which depends on the data alone: a network's first call with a ``work``
-dict builds the admitted sources of each allowed completion as a bit row
-(:func:`admissible`), so a refused source costs the scan one bit test.
+which depends on the data alone: the second call on a network with the
+same ``work`` dict builds the admitted sources of each allowed completion
+as a bit row (:func:`admissible`), so a refused source costs the scan one
+bit test.
 The idle labels of ``j`` change only where ``j`` completes, so they are
 carried in one running pair per task, updated from each time's finite
 completions, and stored only at the arrival times (the only starts after
@@ -55,6 +56,7 @@ Examples
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numba
@@ -341,14 +343,22 @@ def admissible(P, A, alive, W, D, max_words: int = MAX_ADMIT_WORDS):
 
 def admit_table(work: dict | None, data, alive) -> tuple[np.ndarray, np.ndarray]:
     """:func:`admissible` of the network ``data = (P, A, W, D)``, kept in ``work`` (the pricing's and the ng
-    pricing's of one class share it); without ``work``, or too large, a table that names no row (the kernels
-    then test each pair themselves: a row of n tests per completion is no cheaper than one call's scans)."""
-    if work is not None and ("admit" not in work or not all(
-            np.array_equal(x, y) for x, y in zip(data, work["admit_data"]))):
-        # built at the first call on a network: later ones only remove completions, or restore the first's
-        P, A, W, D = data
-        work["admit"] = admissible(P, A, alive, W, D)
-        work["admit_data"] = tuple(x.copy() for x in data)
+    pricing's of one class share it) and built at its second call there or the first after it that
+    ``work["admit_build"]`` (default true) allows, its time in ``work["admit_seconds"]``; until then,
+    without ``work``, or where too large, a table that names no row (the kernels test each pair themselves)."""
+    if work is not None:
+        if "admit_data" not in work or not all(np.array_equal(x, y) for x, y in zip(data, work["admit_data"])):
+            work.update(admit=None, admit_data=tuple(x.copy() for x in data), admit_calls=0, admit_done=False)
+        work["admit_calls"] += 1
+        # not at the first call: a row of n tests per completion costs a few of its scans, and the first
+        # fixing often removes much of the first network; later calls only remove completions, or restore
+        # the first network (whose rows not built are tested pair by pair)
+        if not work["admit_done"] and work["admit_calls"] >= 2 and work.get("admit_build", True):
+            t = time.perf_counter()
+            P, A, W, D = data
+            work["admit"] = admissible(P, A, alive, W, D)
+            work["admit_done"] = True       # built, or too large: not again
+            work["admit_seconds"] = time.perf_counter() - t
     table = None if work is None else work["admit"]
     return table or (np.full((1, len(data[0])), -1, np.int32), np.zeros((1, 1), np.int64))
 

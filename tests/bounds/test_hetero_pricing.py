@@ -130,8 +130,9 @@ def test_admitted_sources_are_those_the_interchange_rule_keeps(net):
 @settings(max_examples=80, deadline=None)
 @given(network(), st.integers(0, 10 ** 6))
 def test_labels_with_the_admission_table_are_those_without(net, seed):
-    """A ``work`` dict's table, built on its first network, gives the same labels on that network and on any
-    later smaller one (fixing) or a larger one (completions it has no row for: tested pair by pair)."""
+    """A ``work`` dict's table (none at its first call, then built on the second network, a smaller one as
+    after fixing) gives the same labels there and on a larger network (completions without a row: tested
+    pair by pair)."""
     rng = np.random.default_rng(seed)
     for P, A, alive, W, D, pi in (net, _wide(seed)):
         work: dict = {}
