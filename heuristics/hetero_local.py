@@ -387,6 +387,8 @@ def _ils(cur_seq, cur_ln, best_seq, best_ln, costs, counters, p, a, d, w, elig, 
     gpu_of = np.zeros(n, dtype=np.int64)
     pos_of = np.zeros(n, dtype=np.int64)
     dirty = np.zeros(n, dtype=np.bool_)
+    # typed int64, not a literal: a literal argument would compile a second copy of the descent
+    unbounded = np.int64(1 << 40)
     done = 0
     for _ in range(iters):
         if costs[1] <= 0.0:
@@ -398,7 +400,7 @@ def _ils(cur_seq, cur_ln, best_seq, best_ln, costs, counters, p, a, d, w, elig, 
             _rebuild(g, seq, ln, C, pre, p, a, d, w, gpu_of, pos_of)
         dirty[:] = False
         _kick(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, kmin, kmax, dirty, radius)
-        _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, 1 << 40, dirty, radius, full)
+        _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, unbounded, dirty, radius, full)
         c = _total(ln, pre)
         if c <= costs[0] + 1e-9 * max(1.0, costs[0]):
             cur_seq[:, :] = seq

@@ -362,7 +362,8 @@ def _solve_highs(problem, dl: Deadline, workers, seqs_hint, lb: float, log):
     if rem is not None and rem <= 0.05:
         info["termination"] = "time limit spent building the model"
         return None, None, info
-    out = solve_highs(mdl, rem, workers, warmstart=seqs_hint is not None, abs_gap=1e-7, log=log)
+    # the deadline itself, not the seconds left now: Pyomo's translation into HiGHS is charged to it
+    out = solve_highs(mdl, dl, workers, warmstart=seqs_hint is not None, abs_gap=1e-7, log=log)
     info.update(termination=out.termination, **out.stats)
     if not out.has_solution:
         return None, out.bound, info

@@ -113,7 +113,7 @@ def test_bound_is_below_the_optimum_without_reconfiguration(gpu, seed):
 
 
 def test_halves_improve_on_the_closed_form_bound_and_on_slices():
-    p = mig.generate(n=8, gpu="A100", seed=1)
+    p = mig.generate(n=7, gpu="A100", seed=3)
     basic = mig_bounds.lower_bound(p)
     halves = colgen_bound(p, time_limit=120, lower=basic)
     slices = colgen_bound(p, time_limit=120, lower=basic, blocks="slices")
@@ -131,9 +131,9 @@ def test_lower_bound_with_method_colgen_is_the_halves_bound():
 
 
 def test_a_stopped_search_keeps_a_valid_bound():
-    p = mig.generate(n=10, gpu="A100", seed=2)
+    p = mig.generate(n=7, gpu="A100", seed=3)
     basic = mig_bounds.lower_bound(p)
-    rep = colgen_bound(p, time_limit=0.5, lower=basic)
+    rep = colgen_bound(p, time_limit=0.3, lower=basic)
     full = colgen_bound(p, time_limit=300, lower=basic)
     assert basic <= rep.bound <= full.bound + 1e-9
     assert full.bound <= _optimum(p, True) + 1e-9

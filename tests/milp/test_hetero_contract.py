@@ -38,9 +38,11 @@ def test_backends_keep_the_contract_and_agree_when_proven(n, seed, gpus):
 
 @pytest.fixture(scope="module")
 def _solver_libraries_imported():
-    # the first solve of a process imports its solver library, which the documented limit excludes
+    # the first solve of a process imports its solver library and loads the compiled kernels, which the
+    # documented limit excludes
     import milp.cpsat  # noqa: F401
     import milp.highs  # noqa: F401
+    solve_optimal(hetero.generate(6, gpus=("T4", "V100"), seed=0), backend="highs", time_limit=5, workers=1)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -368,14 +368,14 @@ def test_relaxation_bound_is_below_the_optimum(p):
 
 
 def test_an_unproven_relaxation_hands_its_bound_to_the_default_search():
-    # A100 n = 20 seed 2310: its relaxation stays unproven in this 8 s budget (and for 60 s with max_lp
+    # A100 n = 20 seed 2310: its relaxation stays unproven in this 4 s budget (and for 60 s with max_lp
     # + no_lp), so after the full-search phase (milp.mig_cpsat.PROOF_SHARE of the budget) CP-SAT's
     # defaults go on with the proven bound as a row
     from milp.mig_cpsat import master_parameters
 
     assert master_parameters(2) == {"num_full_subsolvers": 2, "subsolvers": ["lb_tree_search", "no_lp"]}
     p = mig.generate(n=20, gpu="A100", workload="MixedScaling", times="WideTimes", seed=2310, p_sup=0.5)
-    res = solve_optimal(p, backend="cpsat", time_limit=8, workers=2)
+    res = solve_optimal(p, backend="cpsat", time_limit=4, workers=2)
     relax = res.info["relaxation"]
     assert relax["status"] != "OPTIMAL"
     assert mig_bounds.lower_bound(p) <= relax["proof_phase_bound"] <= relax["bound"] <= res.lower_bound
@@ -527,20 +527,20 @@ def test_benders_resumes_an_assignment_whose_cut_was_too_weak(monkeypatch):
 def test_an_unproven_laminar_model_hands_its_bound_to_the_default_search():
     # without reconfiguration the laminar model is solved like the relaxation: full-search workers for
     # milp.mig_cpsat.PROOF_SHARE of the time, then CP-SAT's defaults with the bound proven so far as a row;
-    # at n = 35 the first phase does not prove within 2.5 s (the bound stays near the area bound)
+    # at n = 35 the first phase does not prove within 1.9 s (the bound stays near the area bound)
     from milp.mig_cpsat import PROOF_SHARE
 
     p = mig.generate(n=35, gpu="A100", workload="MixedScaling", times="WideTimes", seed=5100, p_sup=0.5)
-    res = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=4, workers=2)
+    res = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=3, workers=2)
     _check(p, res, reconf=False)
     first, second = res.info["runs"]
     assert first["status"] != "OPTIMAL" and first["resolution"] == second["resolution"]
-    assert first["wall_time"] <= 4 * PROOF_SHARE + 0.5
+    assert first["wall_time"] <= 3 * PROOF_SHARE + 0.5
     assert first["model_bound"] <= second["model_bound"]
     # a schedule of 261.3086 s is known (60 s solves), so no valid bound lies above it
     assert mig_bounds.lower_bound(p.without_reconfiguration()) <= res.lower_bound <= 261.3086 + 1e-3
     # one worker has no portfolio to choose: a single solve
-    one = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=2, workers=1)
+    one = solve_optimal(p, backend="cpsat", reconfiguration=False, time_limit=1, workers=1)
     _check(p, one, reconf=False)
     assert len(one.info["runs"]) == 1
 
