@@ -144,10 +144,11 @@ _GRID_SEARCH = dict(expand=GRID_EXPAND, restarts=GRID_RESTARTS, slower=GRID_SLOW
                     improve_every=IMPROVE_EVERY, level_gap=LEVEL_GAP)
 
 
-def _pass_budget(remaining: float | None) -> int:
+def _pass_budget(limit: float | None) -> int:
     """The cap on the grid passes of one multiplier search: ``SUBGRADIENT_PASSES``
-    per ``PASS_SECONDS`` of the time left, at least ``SUBGRADIENT_PASSES``
-    (and that without a time limit).
+    per ``PASS_SECONDS`` of the call's time limit, at least ``SUBGRADIENT_PASSES``
+    (and that without a time limit). It depends on the limit, not on the time
+    left, so that it does not depend on the machine's speed.
 
     A search stops earlier when its step collapses after its restarts
     (:func:`bounds.hetero_subgradient.optimize`) or at its deadline (stage 2:
@@ -162,9 +163,9 @@ def _pass_budget(remaining: float | None) -> int:
     >>> _pass_budget(None), _pass_budget(20.0), _pass_budget(120.0)
     (600, 600, 3600)
     """
-    if remaining is None:
+    if limit is None:
         return SUBGRADIENT_PASSES
-    return max(SUBGRADIENT_PASSES, int(SUBGRADIENT_PASSES * remaining / PASS_SECONDS))
+    return max(SUBGRADIENT_PASSES, int(SUBGRADIENT_PASSES * limit / PASS_SECONDS))
 
 
 def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None,
@@ -358,7 +359,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
     rem = dl.remaining()
     # the modifiers need a narrow gap; the multipliers get up to half of the time left to narrow it
     stage2 = dl.at if rem is None else time.perf_counter() + STAGE2_SHARE * rem
-    cap = _pass_budget(rem)
+    cap = _pass_budget(dl.limit)
     info["pass_cap"] = cap
     relax = _multipliers(net, ub, best_seq, stage2, improve, cap)
     passes = relax.evaluations
@@ -427,7 +428,7 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
             continue
         # the gap is too wide for the modifiers even at the lowest target: better multipliers narrow it
         old = relax.bound
-        relax = _grid_search(net, ub, mu, dl.at, improve, _pass_budget(dl.remaining()))
+        relax = _grid_search(net, ub, mu, dl.at, improve, cap)
         say(f"{out.status}: Lagrangian bound {min(relax.bound, ub) * sm.cost_unit:g} after "
             f"{relax.evaluations} more passes, {net.N} nodes left")
         bound = max(bound, min(float(math.ceil(relax.bound - 1e-6 * max(1.0, abs(relax.bound)))), ub))
