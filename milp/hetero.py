@@ -421,7 +421,8 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
         CP-SAT workers / HiGHS threads.
     hint
         A schedule (or per-GPU index sequences) to start from; default: the
-        ILS with ``min(1 s, 10 %)`` of the budget.
+        ILS with ``min(1 s, 10 %)`` of the budget, at most
+        :data:`milp.hetero_colgen.ILS_KICKS_PER_TASK` kicks per task.
     log
         Print the solver log.
     seed
@@ -472,9 +473,11 @@ def solve(problem: HeteroProblem, *, backend: str = "auto", time_limit: float | 
         return solve_ssdp(problem, dl, hint=hint_sched, log=log, seed=seed)
     if hint_sched is None:
         from heuristics.hetero import ils
+        from milp.hetero_colgen import ILS_KICKS_PER_TASK
 
         rem = dl.remaining()
-        hint_sched = ils(problem, time_limit=1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem)), seed=seed)
+        hint_sched = ils(problem, time_limit=1.0 if rem is None else max(0.01, min(1.0, 0.1 * rem)),
+                         max_iter=ILS_KICKS_PER_TASK * problem.n, seed=seed)
         seqs_hint = hint_sched.sequences(problem)
     hint_sched, hint_obj = _checked(problem, seqs_hint, "warm start")
     if backend == "colgen":

@@ -55,6 +55,9 @@ MIP_SHARE = 0.25
 ILS_TRIES = 2
 ILS_SHARE = 0.25
 ILS_SECONDS = 10.0
+#: ... and at most this many kicks per task: a small problem's walk stops long before its share of the time
+#: (a few tasks take tens of thousands of kicks a second; from about n = 20 on the share ends a walk first)
+ILS_KICKS_PER_TASK = 5_000
 
 
 @known_options
@@ -172,7 +175,7 @@ def root(problem: HeteroProblem, hint: Schedule, dl: Deadline, share: float = 1.
             break
         tries += 1
         sched = ils(problem, time_limit=ILS_SECONDS if left is None else ILS_SHARE * left,
-                    seed=(seed + tries) % (opt.MAX_SEED + 1))
+                    max_iter=ILS_KICKS_PER_TASK * problem.n, seed=(seed + tries) % (opt.MAX_SEED + 1))
         obj = weighted_tardiness(problem, sched)
         info["ils"] = obj
         if obj < best_obj - 1e-9 * max(1.0, best_obj):

@@ -269,3 +269,24 @@ def test_a_rounding_out_of_time_runs_no_search():
     # with time left, the same support is rounded and searched from
     tree.round_support(supp, Deadline(5.0))
     assert tree.roundings == 1 and tree.best_obj <= before
+
+
+def test_the_root_walks_of_a_small_problem_stop_at_their_kick_budget(monkeypatch):
+    # sub-microsecond tasks: the grid is not exact, so the root cannot prove and tries its ILS walks; on
+    # five tasks each walk ends at its kicks, long before its share of a 20 s budget
+    from heuristics import hetero as hh
+    from milp import hetero_colgen as mc
+
+    calls, original = [], hh.ils
+
+    def recorded(problem, **kw):
+        calls.append(kw)
+        return original(problem, **kw)
+
+    monkeypatch.setattr(hh, "ils", recorded)
+    tasks = tuple(Task(f"t{i}", 1e-6 * (i + 1), 0.0, 2e-6, 1.0 + i, 0.0) for i in range(5))
+    pb = HeteroProblem(tasks, (GPU("g", 1.0), GPU("h", 2.0)))
+    best, lb, info, _ = root(pb, fifo(pb), Deadline(20.0))
+    assert calls and all(kw["max_iter"] == mc.ILS_KICKS_PER_TASK * pb.n for kw in calls)
+    assert all(kw["time_limit"] > 1.0 for kw in calls)     # the budget, not the time, ended them
+    assert hetero.check(pb, best) == [] and lb <= hetero.weighted_tardiness(pb, best) + 1e-12
