@@ -188,9 +188,11 @@ class GpuClass:
             return 1
         return max(1, int(np.median(self.P)) // COARSE_RUN_STEPS)
 
-    def allows(self, ks: np.ndarray, ts: np.ndarray) -> bool:
-        """Whether every completion ``ts[i]`` of local task ``ks[i]`` is within the horizon and still allowed."""
-        return not (ts > self.H).any() and bool(self.alive[ts, ks].all())
+    def allowed(self, ks: np.ndarray, ts: np.ndarray) -> np.ndarray:
+        """Per completion: whether ``ts[i]`` of local task ``ks[i]`` is within the horizon and still allowed."""
+        ok = ts <= self.H
+        ok[ok] = self.alive[ts[ok], ks[ok]]
+        return ok
 
     def retime(self, ks) -> tuple[np.ndarray, float]:
         """The semi-active completions of a sequence of local tasks ``ks`` on this grid, and its cost."""

@@ -281,11 +281,7 @@ class _Master:
         bad = np.zeros(len(ks), bool)
         for c in self.classes:
             sel = np.flatnonzero(row == c.row)
-            t, k = ts[sel], ks[sel]
-            out = t > c.H
-            inside = ~out
-            out[inside] = ~c.alive[t[inside], k[inside]]
-            bad[sel] = out
+            bad[sel] = ~c.allowed(ks[sel], ts[sel])
         # a column is dead where any of its completions is (an empty column never)
         ends = np.cumsum(lens)
         seen = np.concatenate([[0], np.cumsum(bad)])
@@ -521,9 +517,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
             # keep what prices out at the LP's own duals (a view's path only through allowed completions)
             keep = costs - np.add.reduceat(pi_lp[tasks], starts) - sigma[cc.row] < -1e-6 * np.maximum(1.0, abs(costs))
             if view:
-                ok = ts <= cc.H
-                ok[ok] = cc.alive[ts[ok], ks[ok]]
-                keep &= np.logical_and.reduceat(ok, starts)
+                keep &= np.logical_and.reduceat(cc.allowed(ks, ts), starts)
             for q in np.flatnonzero(keep).tolist():
                 seq = (ks[starts[q]:starts[q] + lens[q]], ts[starts[q]:starts[q] + lens[q]])
                 if view and cc.N is not None and not hetero_ng.feasible(cc.N, seq[0].tolist()):
