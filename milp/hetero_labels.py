@@ -243,7 +243,7 @@ def forward_steps(t0, t1, p, cost, mu, alive, mask, bw, bb, req, forb, limit, mo
             rj = req[j]
             fj = forb[j]
             stamp += 1
-            ns = 0
+            ns = np.int64(0)   # typed: a literal 0 compiles a second copy of _insert and _emit
             if s == 0:
                 ok = True
                 for k in range(K):
@@ -260,7 +260,8 @@ def forward_steps(t0, t1, p, cost, mu, alive, mask, bw, bb, req, forb, limit, mo
                     r = _find_row(oS, olo[t, j], ohi[t, j], comp)
                     rest = np.inf if r < 0 else ov1[r]
                 if cj + rest <= limit:
-                    ns = _insert(key, cj, -1, -1, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, ns)
+                    ns = _insert(key, cj, np.int64(-1), np.int64(-1), stamp, tstamp, tslot, tS, tv1, tj1, tp1,
+                                 tv2, tp2, bits, ns)
             else:
                 for w in range(W):
                     x = mask[t, j, w]
@@ -326,7 +327,7 @@ def backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bw, bb, req, forb, limi
             rj = req[j]
             fj = forb[j]
             stamp += 1
-            ns = 0
+            ns = np.int64(0)
             for k in range(n):
                 t2 = t + p[k]
                 if t2 > T or not alive[t2, k]:

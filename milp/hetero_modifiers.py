@@ -223,7 +223,7 @@ def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, req, forb, limit, mode
             rj = req[j]
             fj = forb[j]
             stamp += 1
-            ns = 0
+            ns = np.int64(0)   # typed: a literal 0 compiles a second copy of _insert and _emit
             if s == 0:
                 if req[j] != 0:
                     continue
@@ -233,7 +233,8 @@ def _forward_steps(t0, t1, p, cost, mu, alive, mask, bit, req, forb, limit, mode
                     r = _find(oS, olo[t, j], ohi[t, j], ~bj & omask)
                     rest = np.inf if r < 0 else ov1[r]
                 if cj + rest <= limit:
-                    ns = _insert(bj, cj, -1, -1, stamp, tstamp, tslot, tS, tv1, tj1, tp1, tv2, tp2, bits, ns)
+                    ns = _insert(bj, cj, np.int64(-1), np.int64(-1), stamp, tstamp, tslot, tS, tv1, tj1, tp1,
+                                 tv2, tp2, bits, ns)
             else:
                 for w in range(W):
                     x = mask[t, j, w]
@@ -298,7 +299,7 @@ def _backward_steps(t_hi, t_lo, p, cost, mu, alive, mask, bit, req, forb, limit,
             rj = req[j]
             fj = forb[j]
             stamp += 1
-            ns = 0
+            ns = np.int64(0)
             for k in range(n):
                 t2 = t + p[k]
                 if t2 > T or not alive[t2, k]:
