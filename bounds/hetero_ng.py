@@ -245,6 +245,8 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
     n = P.shape[0]
     inf = np.inf
     merges = 0
+    # _offer's arguments all int64, none a literal: each literal value or integer width compiles its own copy
+    zero, one = np.int64(0), np.int64(1)
     for k in range(n):
         best[k] = inf
         best_t[k] = -1
@@ -261,8 +263,9 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
             for idx in range(ord_n[t - 1]):
                 j = order[t - 1, idx]
                 for q in range(cnt[t - 1, j]):
-                    merges += _offer(ccnt, cval, cmem, cprd, csrc, cq, cz, 0, j, val[t - 1, j, q], mem[t - 1, j, q],
-                                     prd[t - 1, j, q], t - 1, q, 0, cap)
+                    merges += _offer(ccnt, cval, cmem, cprd, csrc, cq, cz, zero, j, val[t - 1, j, q],
+                                     np.int64(mem[t - 1, j, q]), np.int64(prd[t - 1, j, q]), t - 1, np.int64(q),
+                                     zero, cap)
         r = slot[t]
         if r >= 0:
             # an arrival time: a task may start here after idle time
@@ -303,11 +306,11 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
                         continue
                     nb = _extend(N, pos, j, mem[s, j, q], k)
                     if nb >= 0:
-                        merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, val[s, j, q] + ck, nb, j, j, q, 0,
-                                         cap)
+                        merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, val[s, j, q] + ck, nb, j, j,
+                                         np.int64(q), zero, cap)
             if s == A[k]:
                 # a semi-active schedule idles only until an arrival: from idle or the empty machine
-                merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ck, 1, n, n, 0, 0, cap)
+                merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ck, one, n, n, zero, zero, cap)
                 r = slot[s]
                 for j in range(n):
                     if j == k:
@@ -317,8 +320,8 @@ def _forward(P, A, alive, W, D, pi, H, N, pos, cap, slot, cnt, val, mem, prd, pj
                             continue
                         nb = _extend(N, pos, j, imem[r, j, q], k)
                         if nb >= 0:
-                            merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ival[r, j, q] + ck, nb, j, j, q,
-                                             1, cap)
+                            merges += _offer(cnt, val, mem, prd, pj, pl, pk, t, k, ival[r, j, q] + ck, nb, j, j,
+                                             np.int64(q), one, cap)
             if cnt[t, k] == 0:
                 continue
             for q in range(cnt[t, k]):
