@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import math
-from typing import Any, Iterable
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any, Iterable
 
 from instances.errors import SolverError
 from instances import options as opt
 from instances.options import Deadline, known_options
+
+if TYPE_CHECKING:
+    # OR-Tools (and the pandas it imports) loads at the first solve, not with this module: every command
+    # imports it to set CATCH_SIGINT, most of them without solving anything by CP-SAT
+    from ortools.sat.python import cp_model
 
 __all__ = ["DEFAULT_WORKERS", "SAFE_PARAMETERS", "CATCH_SIGINT", "CpsatRun", "run", "set_hints"]
 
@@ -43,8 +46,7 @@ SAFE_PARAMETERS: dict[str, Any] = {"presolve_inclusion_work_limit": 0}
 #: (``benchmarks.command``): there an interrupted search must not pass for a time-limited one.
 CATCH_SIGINT = True
 
-_STATUS = {cp_model.OPTIMAL: "OPTIMAL", cp_model.FEASIBLE: "FEASIBLE", cp_model.INFEASIBLE: "INFEASIBLE",
-           cp_model.UNKNOWN: "UNKNOWN"}
+_STATUSES = ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN")
 
 
 @dataclass
@@ -123,6 +125,8 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     workers, seed = opt.workers(workers), opt.seed(seed, allow_none=False)
     if limit is not None and limit <= 0:
         return CpsatRun("UNKNOWN", None, stats={"skipped": "time limit spent before the solve"})
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = int(workers or DEFAULT_WORKERS)
     solver.parameters.random_seed = seed % 2**31  # CP-SAT's is a signed 32-bit integer
@@ -140,9 +144,10 @@ def run(model: cp_model.CpModel, *, time_limit: float | Deadline | None = None, 
     code = solver.solve(model)
     if code == cp_model.MODEL_INVALID:
         raise SolverError(f"CP-SAT rejected the model as invalid: {model.validate()}")
-    status = _STATUS.get(code, "UNKNOWN")
+    status_name = solver.status_name(code)
+    status = status_name if status_name in _STATUSES else "UNKNOWN"
     has_objective = model.has_objective()
-    out = CpsatRun(status, solver, stats={"solver_status": solver.status_name(code), "wall_time": solver.wall_time,
+    out = CpsatRun(status, solver, stats={"solver_status": status_name, "wall_time": solver.wall_time,
                                           "branches": solver.num_branches, "conflicts": solver.num_conflicts})
     if has_objective and status in ("OPTIMAL", "FEASIBLE"):
         out.objective = solver.objective_value
