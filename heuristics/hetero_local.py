@@ -238,6 +238,8 @@ def _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, ma
     k = _randint(state, nt)
     moves = 0
     moved = False
+    # flags and markers typed int64, not literals: each literal value would compile its own copy of the callee
+    none, relocate, swap = np.int64(-1), np.int64(0), np.int64(1)
     while True:
         if ndirty == 0:
             if not (full and moved):
@@ -260,8 +262,8 @@ def _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, ma
         eps = 1e-9 * max(1.0, _total(ln, pre))
         best = -eps
         kind = -1  # 0 relocate, 1 swap
-        bh = -1
-        bj = -1
+        bh = none
+        bj = none
         dg = _cost_remove(g, i, seq, ln, C, pre, p, a, d, w) - cg
         for h in range(m):
             if not elig[t, h]:
@@ -273,12 +275,12 @@ def _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, ma
                     # compared with the limit itself: a pruned value is >= the limit,
                     # while c - cg may round below best
                     lim = cg + best
-                    c = _cost_intra(g, i, j, 0, lim, seq, ln, C, pre, p, a, d, w)
+                    c = _cost_intra(g, i, j, relocate, lim, seq, ln, C, pre, p, a, d, w)
                     if c < lim:
                         best, kind, bh, bj = c - cg, 0, h, j
                     if j != i - 1 and j != i + 1:
                         lim = cg + best
-                        c = _cost_intra(g, i, j, 1, lim, seq, ln, C, pre, p, a, d, w)
+                        c = _cost_intra(g, i, j, swap, lim, seq, ln, C, pre, p, a, d, w)
                         if c < lim:
                             best, kind, bh, bj = c - cg, 1, h, j
             else:
@@ -290,7 +292,7 @@ def _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, ma
                     if ct > d[t] and dg + w[t] * (ct - d[t]) >= best:
                         break
                     lim = ch + best - dg
-                    c = _cost_put(h, j, t, 0, lim, seq, ln, C, pre, p, a, d, w)
+                    c = _cost_put(h, j, t, relocate, lim, seq, ln, C, pre, p, a, d, w)
                     if c < lim:
                         best, kind, bh, bj = dg + c - ch, 0, h, j
                 for j in range(ln[h]):
@@ -298,11 +300,11 @@ def _descent(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, ma
                     if not elig[u, g]:
                         continue
                     lim = cg + ch + best - pre[h, j]
-                    c1 = _cost_put(g, i, u, 1, lim, seq, ln, C, pre, p, a, d, w)
+                    c1 = _cost_put(g, i, u, swap, lim, seq, ln, C, pre, p, a, d, w)
                     if c1 >= lim:
                         continue
                     lim = ch + cg + best - c1
-                    c2 = _cost_put(h, j, t, 1, lim, seq, ln, C, pre, p, a, d, w)
+                    c2 = _cost_put(h, j, t, swap, lim, seq, ln, C, pre, p, a, d, w)
                     if c2 < lim:
                         best, kind, bh, bj = c1 - cg + c2 - ch, 1, h, j
         if kind < 0:
@@ -330,6 +332,7 @@ def _kick(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, kmin,
     m = seq.shape[0]
     nt = tasks.shape[0]
     K = kmin + _randint(state, kmax - kmin + 1)
+    five, two = np.int64(5), np.int64(2)  # typed, not literals (one compiled _randint)
     for _ in range(K):
         t = tasks[_randint(state, nt)]
         g = gpu_of[t]
@@ -350,8 +353,8 @@ def _kick(seq, ln, C, pre, gpu_of, pos_of, p, a, d, w, elig, tasks, state, kmin,
         j = 0
         while j < ln[h] and C[h, j] <= start:
             j += 1
-        j += _randint(state, 5) - 2
-        if _randint(state, 2) == 0 and ln[h] > 0:
+        j += _randint(state, five) - 2
+        if _randint(state, two) == 0 and ln[h] > 0:
             j = min(max(j, 0), ln[h] - 1)
             u = seq[h, j]
             if u != t and elig[u, g]:
