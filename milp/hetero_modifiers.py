@@ -151,8 +151,8 @@ def _find(S, lo, hi, key):
 def _order(tS, ns):
     """Indices of ``tS[:ns]`` in increasing order (bottom-up merge sort; the sets of a state are distinct).
 
-    Not ``np.argsort``: its compiled quicksort took about 4 s of each fresh checkout's compile, for states
-    of a few to a few hundred labels."""
+    Not ``np.argsort``: its compiled quicksort is a large share of each fresh checkout's compile, for states
+    of a few to a few hundred labels (docs/models/hetero.md, "Design decisions")."""
     a = np.arange(ns)
     b = np.empty(ns, dtype=np.int64)
     width = 1
