@@ -124,7 +124,10 @@ def test_orlib_bound_gap_all_125():
     assert np.mean(gaps) <= 0.02
 
 
-@pytest.mark.parametrize("n,gpus,seed", [(6, ("T4", "V100"), 1), (7, ("T4", "H100"), 2), (6, ("V100",), 3),
+# two GPU models and three GPUs of two models by default; the rest of the sweep with --run-slow
+@pytest.mark.parametrize("n,gpus,seed", [(6, ("T4", "V100"), 1),
+                                         pytest.param(7, ("T4", "H100"), 2, marks=pytest.mark.slow),
+                                         pytest.param(6, ("V100",), 3, marks=pytest.mark.slow),
                                          (8, ("L4", "L4", "A100-40GB"), 4)])
 def test_multi_gpu_bound_below_cpsat_optimum(n, gpus, seed):
     from milp import solve_optimal

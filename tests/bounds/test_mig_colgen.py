@@ -87,7 +87,10 @@ def test_block_pricing_bounds_every_pattern():
 
 # -- validity against proven optima -------------------------------------------------------------------
 
-@pytest.mark.parametrize("workload,times", FAMILIES)
+# three families by default; the other three (the slowest to prove) with --run-slow
+@pytest.mark.parametrize("workload,times", [pytest.param(*f, marks=pytest.mark.slow)
+                                            if f in (("GoodScaling", "WideTimes"), ("GoodScaling", "NarrowTimes"),
+                                                     ("MixedScaling", "WideTimes")) else f for f in FAMILIES])
 def test_bound_is_below_the_proven_optimum_a100(workload, times):
     p = mig.generate(n=6, gpu="A100", workload=workload, times=times, seed=21)
     opt = _optimum(p, True)

@@ -269,7 +269,8 @@ def test_no_reconf_matches_brute_force(gpu, n, seed):
     assert res.lower_bound == pytest.approx(res.objective, abs=TOL)
 
 
-@pytest.mark.parametrize("n,seed", [(2, 0), (3, 1), (3, 2), (4, 0), (4, 3)])
+# the slowest batch of the sweep with --run-slow only
+@pytest.mark.parametrize("n,seed", [(2, 0), (3, 1), (3, 2), (4, 0), pytest.param(4, 3, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("relaxation", [True, False], ids=["with_R", "full_model"])
 def test_reconf_short_tasks_match_brute_force(n, seed, relaxation):
     p = short_tasks(n, "A30", seed)
