@@ -41,7 +41,7 @@ from bounds.hetero_dp import Grid, lowest_bit, njit
 from bounds.hetero_ti import INF
 from instances.options import known_options
 from milp import hetero_labels as wide
-from milp.hetero_labels import WORD_BITS, widen, words_for
+from milp.hetero_labels import WORD_BITS, _sorted, widen, words_for
 
 __all__ = ["ModifierSearch", "ModifierPass", "Labels", "MAX_MODIFIERS"]
 
@@ -148,44 +148,11 @@ def _find(S, lo, hi, key):
 
 
 @njit(cache=True)
-def _order(tS, ns):
-    """Indices of ``tS[:ns]`` in increasing order (bottom-up merge sort; the sets of a state are distinct).
-
-    Not ``np.argsort``: its compiled quicksort is a large share of each fresh checkout's compile, for states
-    of a few to a few hundred labels (docs/models/hetero.md, "Design decisions")."""
-    a = np.arange(ns)
-    b = np.empty(ns, dtype=np.int64)
-    width = 1
-    while width < ns:
-        for lo in range(0, ns, 2 * width):
-            mid = min(lo + width, ns)
-            hi = min(lo + 2 * width, ns)
-            i, j, o = lo, mid, lo
-            while i < mid and j < hi:
-                if tS[a[j]] < tS[a[i]]:
-                    b[o] = a[j]
-                    j += 1
-                else:
-                    b[o] = a[i]
-                    i += 1
-                o += 1
-            while i < mid:
-                b[o] = a[i]
-                i += 1
-                o += 1
-            while j < hi:
-                b[o] = a[j]
-                j += 1
-                o += 1
-        a, b = b, a
-        width *= 2
-    return a
-
-
-@njit(cache=True)
 def _emit(t, j, n, ns, tS, tv1, tj1, tp1, tv2, tp2, lo, hi, S, v1, j1, v2, ptr1, ptr2, node, size):
     """Append the ``ns`` slots of state ``(t, j)`` sorted by set; returns the new size."""
-    order = _order(tS, ns)
+    # one-word sets sorted as rows of one word: the merge sort of the wide sets (not np.argsort, whose compiled
+    # quicksort is a large share of each fresh checkout's compile)
+    order = _sorted(tS[:ns].reshape((ns, 1)), ns)
     lo[t, j] = size
     for q in range(ns):
         k = order[q]
