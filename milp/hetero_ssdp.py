@@ -116,10 +116,12 @@ LEVEL_GAP = 0.001
 #: Share of the time left that the multipliers get before the modifier stage.
 STAGE2_SHARE = 0.5
 #: Kicks of the first iterated dynasearch per job when no hint is given, times n / 100: a count, so that the
-#: incumbent, and with it the whole solve, does not depend on the machine's speed or load.
+#: incumbent, and with it the whole solve, does not depend on the machine's speed or load (times
+#: :func:`_search_scale` of the time limit).
 ILS_KICKS_PER_JOB = 0.6
 #: Seconds per job after which the first search stops even short of its kicks (times n / 100 beyond 100 jobs; at
-#: most 1 s and 10 % of the time limit): a guard for a slow machine or a short limit.
+#: most 1 s, both times :func:`_search_scale`, and 10 % of the time limit): a guard for a slow machine or a short
+#: limit.
 ILS_SECONDS_PER_JOB = 0.006
 #: Rounds of "schedule from the relaxed path, multipliers again" when that schedule is better.
 IMPROVE_ROUNDS = 3
@@ -166,6 +168,25 @@ def _pass_budget(limit: float | None) -> int:
     if limit is None:
         return SUBGRADIENT_PASSES
     return max(SUBGRADIENT_PASSES, int(SUBGRADIENT_PASSES * limit / PASS_SECONDS))
+
+
+def _search_scale(limit: float | None) -> float:
+    """How many times ``PASS_SECONDS`` the call's time limit is, at least 1 (and 1
+    without a limit): the factor on the first search's kicks and time guard.
+
+    With a long limit at n = 150-200 the first search's 1 s ended a few
+    hundred units above schedules that 10 s of the same search find, and
+    the multipliers aimed at that incumbent for the first half of the time
+    (their repaired relaxed paths found the better ones late or not at
+    all); like :func:`_pass_budget` it depends on the limit, not on the
+    time left, and leaves a limit of ``PASS_SECONDS`` or less as it was.
+
+    Examples
+    --------
+    >>> _search_scale(None), _search_scale(20.0), _search_scale(120.0)
+    (1.0, 1.0, 6.0)
+    """
+    return 1.0 if limit is None else max(1.0, float(limit) / PASS_SECONDS)
 
 
 def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None,
@@ -253,8 +274,10 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
         ``ILS_KICKS_PER_JOB`` kicks per job times n / 100 (the same
         schedule on any machine), stopped after
         ``ILS_SECONDS_PER_JOB`` per job, at most 1 s and 10 % of the
-        budget. Schedules repaired from the relaxed paths (then improved by
-        dynasearch) replace it when they are better.
+        budget; kicks and guard times the time limit over ``PASS_SECONDS``
+        where that is more than 1 (:func:`_search_scale`). Schedules
+        repaired from the relaxed paths (then improved by dynasearch)
+        replace it when they are better.
     log
         Print the stages.
 
@@ -281,11 +304,14 @@ def solve_ssdp(problem: HeteroProblem, time_limit: float | Deadline | None = Non
 
         rem = dl.remaining()
         # the incumbent matters more as n grows: kicks quadratic in n (below 100 jobs the multipliers' repaired
-        # paths find what more kicks would, at less cost); the time guard is quadratic only beyond 100 jobs
-        kicks = max(1, round(ILS_KICKS_PER_JOB * problem.n * problem.n / 100))
-        budget = min(1.0, ILS_SECONDS_PER_JOB * problem.n * max(1.0, problem.n / 100))
+        # paths find what more kicks would, at less cost); the time guard is quadratic only beyond 100 jobs;
+        # both grow with a time limit beyond PASS_SECONDS, as the multipliers' pass cap does
+        scale = _search_scale(dl.limit)
+        kicks = max(1, round(ILS_KICKS_PER_JOB * problem.n * problem.n / 100 * scale))
+        budget = scale * min(1.0, ILS_SECONDS_PER_JOB * problem.n * max(1.0, problem.n / 100))
         budget = budget if rem is None else max(0.01, min(budget, 0.1 * rem))
         hint = ils(problem, time_limit=budget, max_iter=kicks, seed=seed)
+        info["first_search_kicks"] = kicks
     if not sm.exact:
         # the grid cannot hold the data: no proof is possible, report the bound of the rounded model
         errors = check(problem, hint)

@@ -158,6 +158,9 @@ def test_the_first_search_is_a_count_of_kicks(monkeypatch):
     from milp import hetero_ssdp
 
     monkeypatch.setattr(hetero_ssdp, "ILS_SECONDS_PER_JOB", 1.0)
+    # the kicks and the pass cap follow the time limit beyond PASS_SECONDS (by design, not the clock): both limits
+    # below it here, so the two solves are asked for the same search
+    monkeypatch.setattr(hetero_ssdp, "PASS_SECONDS", 600.0)
     pb = hetero.generate_orlib_set(40, seed=5)[37]
     first = hetero_ssdp.solve_ssdp(pb, time_limit=60)
     real = _time.perf_counter
@@ -168,6 +171,7 @@ def test_the_first_search_is_a_count_of_kicks(monkeypatch):
     assert first.status is Status.OPTIMAL and slow.status is Status.OPTIMAL
     assert first.objective == slow.objective
     assert first.info.get("subgradient_passes") == slow.info.get("subgradient_passes"), (first.info, slow.info)
+    assert first.info["first_search_kicks"] == slow.info["first_search_kicks"] == 10
 
     # with a tiny label limit the rounds fall back to tentative targets below the incumbent and then to more
     # multiplier passes; a round that ran out of labels has learnt nothing and must not end the search as a
@@ -221,6 +225,35 @@ def test_pass_budget_grows_with_the_time_limit_only_beyond_its_base():
     assert ssdp._pass_budget(0.5) == base
     assert ssdp._pass_budget(ssdp.PASS_SECONDS) == base
     assert ssdp._pass_budget(6 * ssdp.PASS_SECONDS) == 6 * base
+
+
+def test_first_search_grows_with_the_time_limit_only_beyond_its_base(monkeypatch):
+    # the kicks and the time guard of the first search: as before up to PASS_SECONDS, times limit / PASS_SECONDS
+    # beyond, the guard still at most a tenth of the limit; the solve from that incumbent keeps the contract
+    import heuristics.hetero as hh
+    import milp.hetero_ssdp as ssdp
+
+    asked = []
+    real = hh.ils
+
+    def spy(problem, **kw):
+        asked.append((kw["max_iter"], kw["time_limit"]))
+        return real(problem, **kw)
+
+    monkeypatch.setattr(hh, "ils", spy)
+    pb = hetero.generate_orlib(14, tf=0.6, rdd=0.4, seed=17)
+    runs = {limit: ssdp.solve_ssdp(pb, time_limit=limit) for limit in (5.0, ssdp.PASS_SECONDS, 6 * ssdp.PASS_SECONDS)}
+    (k5, g5), (k20, g20), (k120, g120) = asked
+    base = ssdp.ILS_KICKS_PER_JOB * 14 * 14 / 100
+    assert k5 == k20 == max(1, round(base)) and k120 == round(6 * base) > k20
+    assert g5 <= 0.5 and g20 <= 1.0 and g120 <= 6 * ssdp.ILS_SECONDS_PER_JOB * 14 + 1e-9 and g120 > g20
+    p, w, d = ([int(getattr(t, f)) for t in pb.tasks] for f in ("workload", "weight", "deadline"))
+    opt = _exact_by_subsets(p, w, d)
+    for (kicks, _), r in zip(asked, runs.values()):
+        assert r.info["first_search_kicks"] == kicks
+        assert_contract(pb, r)
+        assert r.lower_bound <= opt + 1e-9 <= r.objective + 2e-9
+        assert r.status is not Status.OPTIMAL or r.objective == pytest.approx(opt)
 
 
 def test_more_passes_for_a_longer_limit_keep_the_bound_valid(monkeypatch):
