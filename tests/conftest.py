@@ -82,13 +82,6 @@ def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False, help="run tests marked slow")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
-    # before the test's fixtures: a module fixture may call a kernel too
-    if hasattr(item.config, "workerinput") and os.environ.get("KERNEL_WARMUP_DONE") and _needs_kernels(item):
-        _kernel_warmup().wait(Path(os.environ["KERNEL_WARMUP_DONE"]), int(os.environ["KERNEL_WARMUP_PID"]))
-
-
 def pytest_collection_modifyitems(config, items):
     if hasattr(config, "workerinput") and os.environ.get("KERNEL_WARMUP_DONE"):
         items[:] = _kernels_last_in_each_half(items)

@@ -8,11 +8,9 @@ several-GPU bound's, the several-GPU local search's: parts of about the same
 compile time), which write numba's cache. The workers meanwhile run the tests
 that need no kernel (those that wait on subprocesses and clusters leave a core
 idle, which the compile takes); a worker about to compile a kernel waits for
-the warm-up to end instead (``wait_before_compiling``; a test of the kernel
-families waits before its set-up, so that no timed call holds the wait) and
-then loads it from the cache. The workloads are small runs that reach every
-kernel with the argument types the package uses; on a warm cache each part
-takes a second or two.
+the warm-up to end instead (``wait_before_compiling``) and then loads it from
+the cache. The workloads are small runs that reach every kernel with the
+argument types the package uses; on a warm cache each part takes a second or two.
 
 Run by hand: ``python tests/kernel_warmup.py single`` (or ``several``, ``local``).
 """
@@ -98,17 +96,12 @@ def wait_before_compiling(done: Path, pid: int) -> None:
     compile_ = Dispatcher.compile
 
     def compile(self, sig):
-        wait(done, pid)
+        while not done.exists() and _alive(pid):
+            time.sleep(0.1)
         Dispatcher.compile = compile_  # released for the rest of this process
         return compile_(self, sig)
 
     Dispatcher.compile = compile
-
-
-def wait(done: Path, pid: int) -> None:
-    """Wait until the warm-up (process ``pid``) has written ``done`` or ended."""
-    while not done.exists() and _alive(pid):
-        time.sleep(0.1)
 
 
 def _alive(pid: int) -> bool:
