@@ -1,28 +1,22 @@
-"""Compile the numba kernels once, in three processes, while the test workers run the other tests.
+"""Compile the numba kernels once, in three processes, before the test workers start.
 
 A fresh checkout has no numba cache: without this, each of the suite's
 workers compiles the kernels it meets, mostly the same ones at the same time.
-``tests/conftest.py`` starts this module in the background (``start``) as
-three processes at the lowest priority (the single-machine kernels, the
-several-GPU bound's, the several-GPU local search's: parts of about the same
-compile time), which write numba's cache. The workers meanwhile run the tests
-that need no kernel (those that wait on subprocesses and clusters leave a core
-idle, which the compile takes); a worker about to compile a kernel waits for
-the warm-up to end instead (``wait_before_compiling``) and then loads it from
-the cache. The workloads are small runs that reach every kernel with the
-argument types the package uses; on a warm cache each part takes a second or two.
+``tests/conftest.py`` runs this module as three processes at once (the
+single-machine kernels, the several-GPU bound's, the several-GPU local
+search's: parts of about the same compile time), which write numba's cache;
+the workers then load the compiled kernels from it. The workloads are small
+runs that reach every kernel with the argument types the package uses; on a
+warm cache each part takes a second or two.
 
 Run by hand: ``python tests/kernel_warmup.py single`` (or ``several``, ``local``).
 """
 
-import contextlib
 import importlib
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,51 +59,6 @@ def warm_up() -> None:
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for part in PARTS]
     for proc in procs:
         proc.wait()
-
-
-def start(done: Path) -> subprocess.Popen:
-    """Run ``warm_up`` in the background at the lowest priority; ``done`` is written when it ends.
-
-    The lowest priority leaves the CPU to the test workers: the compile takes what they leave idle, and
-    all of it once a worker waits for it (``wait_before_compiling``).
-    """
-    return subprocess.Popen([sys.executable, __file__, "all", str(done)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """End a warm-up still running (a run stopped early) with the processes it started."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def wait_before_compiling(done: Path, pid: int) -> None:
-    """Make this process's numba compiles wait until the warm-up (process ``pid``) has written ``done``.
-
-    A compile checks numba's cache first, so a kernel the warm-up compiled is then loaded, not compiled a
-    second time. A warm-up that ended without writing ``done`` (killed) releases the wait too.
-    """
-    from numba.core.dispatcher import Dispatcher
-
-    compile_ = Dispatcher.compile
-
-    def compile(self, sig):
-        while not done.exists() and _alive(pid):
-            time.sleep(0.1)
-        Dispatcher.compile = compile_  # released for the rest of this process
-        return compile_(self, sig)
-
-    Dispatcher.compile = compile
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def single() -> None:
@@ -180,9 +129,4 @@ def several() -> None:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    if sys.argv[1] == "all":
-        os.nice(19)  # the parts inherit it
-        warm_up()
-        Path(sys.argv[2]).write_text("done\n")
-    else:
-        {"single": single, "several": several, "local": local}[sys.argv[1]]()
+    {"single": single, "several": several, "local": local}[sys.argv[1]]()
