@@ -105,6 +105,7 @@ True
 
 from __future__ import annotations
 
+import collections
 import math
 import sys
 import time
@@ -571,6 +572,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
     last_solution = (np.zeros(0), [])      # the last master LP's lambda and its columns
     fine_every = FINE_EVERY_ALONE if cover else FINE_EVERY
     step = 0.0      # the last pass's time outside the exact pricing (whose passes are timed apart)
+    recent = collections.deque(maxlen=8)
     while passes < max_iter and bound < target - 1e-6 * max(1.0, abs(target)):
         t1 = time.perf_counter()
         if deadline is not None and t1 + step >= deadline:
@@ -587,7 +589,9 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         new = []
         # L comes from exact passes only: near the deadline one is due now when another heuristic pass would
         # leave no time for it (the LP has moved since the last one)
-        last_call = deadline is not None and FINAL_EXACT and t1 + 2 * step + sum(
+        # (predicted from the slowest of the last few passes and twice the exact pass's last time: on a busy
+        # machine one pass can take twice the one before, and a miss leaves the heuristic pass last)
+        last_call = deadline is not None and FINAL_EXACT and t1 + 2 * max(recent, default=step) + 2 * sum(
             c.work.get("seconds", PASS_SECONDS * c.alive.size) for c in classes) >= deadline
         forced += bool(views) and since_fine < fine_every and last_call
         if views and since_fine < fine_every and not last_call:
@@ -679,6 +683,7 @@ def _run(problem: HeteroProblem, g: Grid, upper: Schedule, ub_user: float, deadl
         master.add(new)
         master.clean(MAX_COLUMNS)
         step += time.perf_counter() - t2
+        recent.append(step)
     model = max(0.0, float(math.ceil(bound - 1e-6 * max(1.0, abs(bound)))))
     model = min(model, ub if g.exact else theta)
     proved = g.exact and model >= ub
