@@ -112,7 +112,11 @@ def local() -> None:
 
 def several() -> None:
     """Several GPUs: column generation with ng-routes, tentative fixing, branch-and-price."""
+    import numpy as np
+
+    from bounds import hetero_ng, hetero_pricing
     from bounds.hetero import lower_bound
+    from bounds.hetero_colgen import colgen_bound
     from heuristics.hetero import fifo
     from instances import hetero
     from milp import solve_optimal
@@ -123,6 +127,14 @@ def several() -> None:
     # larger networks take the ng phase's wider label arrays
     pb = hetero.generate(60, seed=26)
     lower_bound(pb, fifo(pb), time_limit=3)
+    # what the timed calls above may not reach on a busy machine, reached without a clock: the ng-route phase;
+    # one GPU in all (its per-GPU arrays are columns of one: another layout); kernels the tests call directly
+    colgen_bound(hetero.generate(12, seed=25), time_limit=None, ng=True)
+    colgen_bound(hetero.generate(8, ["V100"], seed=25), time_limit=None)
+    P, A, D = np.array([1, 1, 1]), np.array([2, 0, 2]), np.array([4, 5, 0])
+    W, pi, alive = np.ones(3), np.array([4.0, 6.0, 4.0]), np.ones((8, 3), bool)
+    hetero_ng.columns(hetero_ng.forward(P, A, alive, W, D, pi, hetero_ng.neighbourhoods(D, 2)), P, W, D, pi, 1)
+    hetero_pricing.interchange_beats(P, A, W, D, 0, 1, 2, 3)
     # last: its warm start runs the local search, which the "local" part has compiled by then
     solve_optimal(hetero.generate(12, seed=1), time_limit=60)
 
