@@ -166,9 +166,11 @@ MAX_COLUMNS = 1_500
 ADMIT_PASSES = 5
 #: The task rows start at ``1 - U(0, PERTURB)`` (a perturbation of the right-hand side against the degenerate
 #: first masters; halved when ``L`` comes within it of the perturbed LP's value or that LP converges).
-PERTURB = 0.05
+#: A small one keeps the tentative value ``z / (1 - eps)`` the networks are fixed against meanwhile close to the
+#: LP's value (a fraction of about ``eps / 2`` above it) and leaves few lifts before the rows are back at 1.
+PERTURB = 0.02
 #: Each lift halves the perturbation, down to this much; the next lift removes it.
-PERTURB_FLOOR = 0.05 / 8
+PERTURB_FLOOR = 0.01
 #: Seconds a process's first compiled call may take (numba loads its implementations then, once per process:
 #: about 0.25 s on a quiet machine, 0.6 s under load); with less time left a cold process starts no pass.
 COLD_START = 0.6

@@ -317,6 +317,27 @@ def test_the_covering_master_is_a_relaxation_and_ends_unperturbed(n, seed):
         assert early.bound <= opt.objective + 1e-6 * max(1.0, opt.objective)
 
 
+@pytest.mark.parametrize("eps,floor", [(0.05, 0.05 / 8), (0.2, 0.2)])
+def test_the_bound_alone_stays_below_the_optimum_whatever_the_perturbation(monkeypatch, eps, floor):
+    """The task rows' perturbation (its size and how many lifts) changes only the path of the prices: with
+    tentative fixing, the bound after a few passes and at convergence stays below CP-SAT's optimum, and the
+    converged LP covers every task at least once (the rows were put back at 1)."""
+    import bounds.hetero_colgen as cg
+
+    monkeypatch.setattr(cg, "PERTURB", eps)
+    monkeypatch.setattr(cg, "PERTURB_FLOOR", floor)
+    pb, start, opt = _fifo_and_optimum(10, 1)
+    top = opt.objective + 1e-6 * max(1.0, opt.objective)
+    for passes in (1, 4, 10):
+        assert colgen_bound(pb, start, time_limit=60, max_iter=passes, tentative=True).bound <= top
+    res = colgen_bound(pb, start, time_limit=60, ng=False, tentative=True)
+    assert res.converged and res.bound <= top
+    counts = np.zeros(pb.n)
+    for _, tasks, _, lam in res.support:
+        np.add.at(counts, list(tasks), lam)
+    assert (counts >= 1 - 1e-6).all()
+
+
 def test_the_perturbation_is_lifted_in_halves():
     """Each lift halves the task rows' perturbation (the same shape of draws) until it would fall below the
     floor; the next lift puts the rows back at 1."""
