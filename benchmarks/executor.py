@@ -73,6 +73,37 @@ EXECUTORS = ("local", "dask")
 #: Address schemes a Dask scheduler listens on.
 SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
 
+#: Dask settings for the clusters :func:`local_cluster` starts. Nobody opens their dashboard, yet by
+#: default each worker samples its threads every 10 ms for the dashboard's profile and every process
+#: checks its event loop every 20 ms, which an idle cluster pays for all its life on a small machine.
+LOCAL_CLUSTER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "2s",
+}
+
+
+def local_cluster(workers: int) -> Any:
+    """A dask ``LocalCluster`` of single-threaded worker processes, without dashboard or profiler.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes (each one thread, so a task has a core to itself).
+
+    Returns
+    -------
+    distributed.LocalCluster
+        Started; close it (or use it as a context manager) when done.
+    """
+    import dask
+    from dask.distributed import LocalCluster
+
+    # the nanny hands the configuration to its worker process, so the workers run with it too
+    with dask.config.set(LOCAL_CLUSTER_CONFIG):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            silence_logs=logging.CRITICAL)
+
 
 class ExecutorError(CommandError):
     """The executor itself failed (Dask missing, scheduler unreachable), as opposed to a task.
@@ -259,7 +290,7 @@ class Executor:
     def _run_dask(self, fn, tasks, todo) -> Iterator[tuple]:
         if importlib.util.find_spec("distributed") is None:
             raise ExecutorError('the dask executor needs dask[distributed]: pip install "dask[distributed]"')
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client
         from distributed.scheduler import KilledWorker
 
         if not todo:
@@ -274,8 +305,7 @@ class Executor:
                 client = _within(CONNECT_SECONDS, lambda: Client(self.scheduler, timeout=f"{CONNECT_SECONDS}s"))
             else:
                 with _sigint_ignored():  # the cluster's processes inherit it: Ctrl-C is the command's to handle
-                    cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.CRITICAL)
+                    cluster = local_cluster(self.jobs)
                 client = Client(cluster)
         except (OSError, TimeoutError) as exc:
             if cluster is not None:

@@ -1,7 +1,5 @@
 """Fixtures of the benchmark tests."""
 
-import logging
-
 import pytest
 
 
@@ -11,8 +9,7 @@ def dask_scheduler():
     tests share, as ``--scheduler`` reaches a running one: a cluster's start costs seconds, and what those
     tests compare is the tasks' results (test_executor.py tests the executor's own LocalCluster)."""
     pytest.importorskip("distributed")
-    from dask.distributed import LocalCluster
+    from benchmarks.executor import local_cluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.CRITICAL) as cluster:
+    with local_cluster(2) as cluster:
         yield cluster.scheduler_address
