@@ -22,7 +22,9 @@ time-indexed network of :mod:`bounds.hetero_ti`:
    with Polyak steps towards a level that moves with the bound,
    :class:`bounds.hetero_subgradient.TargetLevel`), with elimination of
    every arc that no schedule cheaper than the
-   incumbent can use. On most OR-Library instances the
+   incumbent can use (once the eliminations have reduced the grid, its
+   passes run over a list of the live states and their arcs,
+   :class:`bounds.hetero_compact.Compact`). On most OR-Library instances the
    reduced network has no path left, which proves the incumbent optimal.
    Relaxed paths repaired into schedules (then improved by dynasearch),
    after the cheap stage, after 10 and 25 grid passes and then every 50,
@@ -84,6 +86,7 @@ import numpy as np
 
 from bounds import hetero as hb
 from bounds.hetero_dp import Grid, tail_rank
+from bounds.hetero_compact import Compact
 from bounds.hetero_precedence import interchange_precedences
 from bounds.hetero_subgradient import Relaxation, below_next_integer, optimize
 from bounds.hetero_ti import INF, Expired
@@ -204,8 +207,10 @@ def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None,
     ``IMPROVE_EVERY`` passes, then every
     ``IMPROVE_EVERY``: a better incumbent aims the steps lower and lets the
     eliminations remove more."""
-    return optimize(net, ub, deadline=deadline, max_iter=passes, mu0=mu, patience=hb.GRID_PATIENCE,
-                    improve=improve, **_GRID_SEARCH)
+    out = optimize(Compact(net), ub, deadline=deadline, max_iter=passes, mu0=mu, patience=hb.GRID_PATIENCE,
+                   improve=improve, **_GRID_SEARCH)
+    out.network = net
+    return out
 
 
 def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve=None,
@@ -228,8 +233,10 @@ def _target_multipliers(net: Grid, mu, target: float, dl: Deadline) -> Relaxatio
     from (restored with it). ``proved`` means that no schedule costs at most
     ``target``; otherwise ``min(bound, target + 1)`` is a valid bound, and
     the best multipliers are at least as good on this network as ``mu``."""
-    return optimize(net, target + 1, deadline=dl.at, max_iter=TARGET_PASSES, mu0=mu, patience=hb.GRID_PATIENCE,
-                    expand=GRID_EXPAND, min_scale=GRID_MIN_SCALE)
+    out = optimize(Compact(net), target + 1, deadline=dl.at, max_iter=TARGET_PASSES, mu0=mu,
+                   patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, min_scale=GRID_MIN_SCALE)
+    out.network = net
+    return out
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
