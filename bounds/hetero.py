@@ -241,7 +241,7 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     ``level_gap`` are that stage's options of the same name. The grid
     stage's passes run over the live states only once the eliminations
     have reduced the grid (:class:`~bounds.hetero_compact.Compact`: the same
-    passes, about twice as many in the same time at n = 150-200).
+    passes, each over the live states and arcs only).
     """
     opt.integer(max_iter, "max_iter", lo=0)
     first = optimize(Successive(net), upper, sequence, deadline=deadline,
