@@ -30,14 +30,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is a pinned dependency; this keeps the code importable
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
+from numba import njit
 
 from bounds.hetero_dp import Grid, GridForward, lowest_bit
 from bounds.hetero_ti import INF
