@@ -45,7 +45,7 @@ import numpy as np
 
 from bounds.hetero_subgradient import Relaxation, initial_multipliers, optimize
 from bounds.hetero_dp import Grid, Successive, words
-from bounds.hetero_compact import Compact
+from bounds.hetero_compact import optimize_grid
 from bounds.hetero_ti import INF, Expired, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 from instances import options as opt
@@ -261,11 +261,9 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     prices = initial_multipliers(net, sequence)
     start = first.mu if at_first >= net.forward(prices).bound else prices
     # the passes over the live states only, once the eliminations have reduced the grid (the same relaxation)
-    out = optimize(Compact(net), upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE,
-                   expand=expand, restarts=restarts, slower=slower, min_scale=min_scale, improve=improve,
-                   improve_every=improve_every, level_gap=level_gap)
-    out.network = net
-    return out
+    return optimize_grid(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE,
+                         expand=expand, restarts=restarts, slower=slower, min_scale=min_scale, improve=improve,
+                         improve_every=improve_every, level_gap=level_gap)
 
 
 @known_options

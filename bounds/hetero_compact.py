@@ -33,10 +33,11 @@ import numpy as np
 from numba import njit
 
 from bounds.hetero_dp import Grid, GridForward, lowest_bit
+from bounds.hetero_subgradient import Relaxation, optimize
 from bounds.hetero_ti import INF
 from instances.options import known_options
 
-__all__ = ["Compact"]
+__all__ = ["Compact", "optimize_grid"]
 
 #: Bytes of arc list allowed per byte of the grid's bit sets; above it the passes stay on the grid.
 ARC_MEMORY = 1.0
@@ -393,3 +394,12 @@ class Compact:
             self.start, self.pred = self.start[:m + 1], self.pred[:a]
             self.ends = np.flatnonzero(self.st_t == self.T)
         return int(removed)
+
+
+def optimize_grid(net: Grid, upper: float, **options) -> Relaxation:
+    """:func:`bounds.hetero_subgradient.optimize` on ``net`` with its passes over the live states
+    (:class:`Compact`: the same passes); the result names the grid itself as its network, which holds the
+    eliminations."""
+    out = optimize(Compact(net), upper, **options)
+    out.network = net
+    return out

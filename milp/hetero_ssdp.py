@@ -86,9 +86,9 @@ import numpy as np
 
 from bounds import hetero as hb
 from bounds.hetero_dp import Grid, tail_rank
-from bounds.hetero_compact import Compact
+from bounds.hetero_compact import optimize_grid
 from bounds.hetero_precedence import interchange_precedences
-from bounds.hetero_subgradient import Relaxation, below_next_integer, optimize
+from bounds.hetero_subgradient import Relaxation, below_next_integer
 from bounds.hetero_ti import INF, Expired
 from instances.errors import SolverError
 from instances.hetero import HeteroProblem, Schedule, check, evaluate_sequences, weighted_tardiness
@@ -207,10 +207,8 @@ def _grid_search(net: Grid, ub: float, mu, deadline: float | None, improve=None,
     ``IMPROVE_EVERY`` passes, then every
     ``IMPROVE_EVERY``: a better incumbent aims the steps lower and lets the
     eliminations remove more."""
-    out = optimize(Compact(net), ub, deadline=deadline, max_iter=passes, mu0=mu, patience=hb.GRID_PATIENCE,
-                   improve=improve, **_GRID_SEARCH)
-    out.network = net
-    return out
+    return optimize_grid(net, ub, deadline=deadline, max_iter=passes, mu0=mu, patience=hb.GRID_PATIENCE,
+                         improve=improve, **_GRID_SEARCH)
 
 
 def _multipliers(net: Grid, ub: float, sequence, deadline: float | None, improve=None,
@@ -233,10 +231,8 @@ def _target_multipliers(net: Grid, mu, target: float, dl: Deadline) -> Relaxatio
     from (restored with it). ``proved`` means that no schedule costs at most
     ``target``; otherwise ``min(bound, target + 1)`` is a valid bound, and
     the best multipliers are at least as good on this network as ``mu``."""
-    out = optimize(Compact(net), target + 1, deadline=dl.at, max_iter=TARGET_PASSES, mu0=mu,
-                   patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, min_scale=GRID_MIN_SCALE)
-    out.network = net
-    return out
+    return optimize_grid(net, target + 1, deadline=dl.at, max_iter=TARGET_PASSES, mu0=mu,
+                         patience=hb.GRID_PATIENCE, expand=GRID_EXPAND, min_scale=GRID_MIN_SCALE)
 
 
 def _candidates(net: Grid, path, modifiers: list[int]) -> list[int]:
