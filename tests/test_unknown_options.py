@@ -146,7 +146,20 @@ def _calls(p):
                                for b in ("cpsat", "highs")],
         "milp.hetero.solve": [lambda b=b: milp_hetero.solve(p["hetero"], backend=b, refin=1)
                               for b in ("cpsat", "highs", "auto")],
+        "bounds.hetero_compact.optimize_grid": [lambda: _one_machine_search(refin=1)],
     }
+
+
+def _one_machine_search(**options):
+    """The single-machine multiplier search over a small time-indexed network."""
+    import numpy as np
+
+    from bounds.hetero_compact import optimize_grid
+    from bounds.hetero_dp import Grid
+    from bounds.hetero_ti import tardiness_costs
+
+    p, w, d = np.array([3, 2, 4]), np.array([2, 1, 3]), np.array([4, 3, 5])
+    return optimize_grid(Grid(p, tardiness_costs(p, w, d), weights=w), 20.0, max_iter=5, **options)
 
 
 @pytest.fixture(scope="module")
