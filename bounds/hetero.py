@@ -45,7 +45,7 @@ import numpy as np
 
 from bounds.hetero_subgradient import Relaxation, initial_multipliers, optimize
 from bounds.hetero_dp import Grid, Successive, words
-from bounds.hetero_compact import optimize_grid
+from bounds.hetero_compact import METHODS, optimize_grid
 from bounds.hetero_ti import INF, Expired, tardiness_costs
 from instances.hetero import HeteroProblem, Schedule
 from instances import options as opt
@@ -223,7 +223,7 @@ FIRST_STAGE_PASSES = 3
 def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = None,
                max_iter: int = 300, expand: float = 1.0, improve=None, restarts: int = 0,
                slower: float = 1.0, min_scale: float = 1e-4, improve_every: int = 50,
-               level_gap: float | None = None) -> Relaxation:
+               level_gap: float | None = None, method: str = "subgradient") -> Relaxation:
     """Multipliers of the grid's relaxation in two stages (Tanaka, Fujikuma & Araki 2009, Sec. 4).
 
     First the cheap relaxation without the adjacency and 2-cycle rules
@@ -241,9 +241,15 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     ``level_gap`` are that stage's options of the same name. The grid
     stage's passes run over the live states only once the eliminations
     have reduced the grid (:class:`~bounds.hetero_compact.Compact`: the same
-    passes, each over the live states and arcs only).
+    passes, each over the live states and arcs only). ``method`` chooses
+    the grid stage's search (:func:`~bounds.hetero_compact.optimize_grid`):
+    with ``"bundle"`` the proximal bundle method of
+    :mod:`bounds.hetero_bundle`, which has no step rule, so ``expand``,
+    ``restarts``, ``slower``, ``min_scale`` and ``level_gap`` apply to the
+    subgradient only.
     """
     opt.integer(max_iter, "max_iter", lo=0)
+    method = opt.choice(method, METHODS, "method")
     first = optimize(Successive(net), upper, sequence, deadline=deadline,
                      max_iter=FIRST_STAGE_PASSES * net.n, eliminate_every=0)
     better = None if improve is None or first.proved else improve(first.path)
@@ -261,9 +267,10 @@ def relax_grid(net: Grid, upper: float, sequence, *, deadline: float | None = No
     prices = initial_multipliers(net, sequence)
     start = first.mu if at_first >= net.forward(prices).bound else prices
     # the passes over the live states only, once the eliminations have reduced the grid (the same relaxation)
-    return optimize_grid(net, upper, deadline=deadline, max_iter=max_iter, mu0=start, patience=GRID_PATIENCE,
-                         expand=expand, restarts=restarts, slower=slower, min_scale=min_scale, improve=improve,
-                         improve_every=improve_every, level_gap=level_gap)
+    steps = {} if method == "bundle" else dict(patience=GRID_PATIENCE, expand=expand, restarts=restarts,
+                                                   slower=slower, min_scale=min_scale, level_gap=level_gap)
+    return optimize_grid(net, upper, method=method, deadline=deadline, max_iter=max_iter, mu0=start,
+                         improve=improve, improve_every=improve_every, **steps)
 
 
 @known_options

@@ -33,12 +33,16 @@ import numpy as np
 from numba import njit
 
 from bounds.hetero_dp import Grid, GridForward, lowest_bit
+from bounds.hetero_bundle import optimize as bundle_optimize
 from bounds.hetero_subgradient import Relaxation, optimize
 from bounds.hetero_ti import INF
+from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["Compact", "optimize_grid"]
 
+#: The multiplier searches :func:`optimize_grid` offers.
+METHODS = ("subgradient", "bundle")
 #: Bytes of arc list allowed per byte of the grid's bit sets; above it the passes stay on the grid.
 ARC_MEMORY = 1.0
 
@@ -396,10 +400,14 @@ class Compact:
         return int(removed)
 
 
-def optimize_grid(net: Grid, upper: float, **options) -> Relaxation:
-    """:func:`bounds.hetero_subgradient.optimize` on ``net`` with its passes over the live states
-    (:class:`Compact`: the same passes); the result names the grid itself as its network, which holds the
-    eliminations."""
-    out = optimize(Compact(net), upper, **options)
+def optimize_grid(net: Grid, upper: float, method: str = "subgradient", **options) -> Relaxation:
+    """The multiplier search on ``net`` with its passes over the live states (:class:`Compact`: the same
+    passes); the result names the grid itself as its network, which holds the eliminations.
+
+    ``method`` ``"subgradient"`` is :func:`bounds.hetero_subgradient.optimize`, ``"bundle"`` the proximal
+    bundle method :func:`bounds.hetero_bundle.optimize`; ``options`` are the chosen function's."""
+    method = opt.choice(method, METHODS, "method")
+    search = bundle_optimize if method == "bundle" else optimize
+    out = search(Compact(net), upper, **options)
     out.network = net
     return out

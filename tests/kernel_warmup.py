@@ -73,8 +73,11 @@ def single() -> None:
     from milp import hetero_modifiers as hm
     from milp import solve_optimal
 
+    from bounds.hetero_bundle import dual_master
+
     wt = orlib_wt40(39)
     solve_optimal(wt, time_limit=20)
+    dual_master(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([0.0, 1.0, 2.0]), 1.0)
     lower_bound(wt, fifo(wt), time_limit=2)
     rng = np.random.default_rng(0)
     p, w, d = rng.integers(1, 8, 7), rng.integers(0, 6, 7), rng.integers(0, 30, 7)
