@@ -20,8 +20,9 @@ The master problem is solved in its dual form: a convex QP over the simplex
 of the bundle's cuts (at most ``bundle_size`` of them; when it is full, the
 cuts the last master did not use go, or all of them, replaced by their
 aggregate), by a warm-started active-set method, with HiGHS's QP solver
-behind it. At n = 150-200 the model's memory is what the subgradient
-method lacks: it makes fewer passes to the same bound, and a bundle of a
+behind it (HiGHS alone spends most of each solve building the model,
+enough to lose on CPU time the passes the bundle saves). At n = 150-200
+the model's memory is what the subgradient method lacks: it makes fewer passes to the same bound, and a bundle of a
 few hundred cuts costs well under a pass to solve.
 
 Examples
@@ -64,7 +65,10 @@ SHRINK_AFTER = 10
 
 @njit(cache=True)
 def _solve(K, r):
-    """``K x = r`` by Gaussian elimination with partial pivoting (``K`` and ``r`` overwritten)."""
+    """``K x = r`` by Gaussian elimination with partial pivoting (``K`` and ``r`` overwritten).
+
+    Written out because numba compiles ``np.linalg.solve`` only with SciPy's LAPACK, which is not a
+    dependency; the systems are the active set's, a few hundred unknowns at most."""
     m = r.shape[0]
     for c in range(m):
         p = c
