@@ -44,7 +44,8 @@ import numpy as np
 from numba import njit
 
 from bounds.highs_lp import silent_highs
-from bounds.hetero_subgradient import Relaxation, below_next_integer, initial_multipliers
+from bounds.hetero_subgradient import (Relaxation, below_next_integer, improved_upper, search_result,
+                                       start_multipliers, timed_pass)
 from bounds.hetero_ti import INF
 from instances import options as opt
 from instances.options import known_options
@@ -341,12 +342,7 @@ def optimize(net, upper: float, sequence=None, *, deadline=None, max_iter: int =
     keep_after_elimination = opt.flag(keep_after_elimination, "keep_after_elimination")
     n = net.jobs
     theta = below_next_integer(upper) if integral else upper
-    if mu0 is not None:
-        mu = np.asarray(mu0, dtype=float).copy()
-    elif sequence is not None:
-        mu = initial_multipliers(net, sequence)
-    else:
-        mu = np.zeros(n)
+    mu = start_multipliers(net, sequence, mu0)
     reduced = net.capped
     best, best_mu, best_path = -INF, mu.copy(), []
     trace: list[float] = []
@@ -359,13 +355,10 @@ def optimize(net, upper: float, sequence=None, *, deadline=None, max_iter: int =
     predicted = 0.0
     at_centre = True   # the next pass evaluates the centre itself (the start, or after an elimination)
     while evals < max_iter:
-        now = time.perf_counter()
-        if deadline is not None and evals > 0 and now + t_pass >= deadline:
+        if deadline is not None and evals > 0 and time.perf_counter() + t_pass >= deadline:
             break
-        fw = net.forward(mu)
-        path = net.path(fw) if math.isfinite(fw.value) else []
+        fw, path, t_pass = timed_pass(net, mu)
         evals += 1
-        t_pass = time.perf_counter() - now
         L = fw.bound
         if not math.isfinite(L):            # no path left: every schedule costs more than theta
             best, best_mu, best_path = INF, mu.copy(), []
@@ -373,12 +366,7 @@ def optimize(net, upper: float, sequence=None, *, deadline=None, max_iter: int =
         if L > best + 1e-9 * max(1.0, abs(L)):
             best, best_mu, best_path = L, mu.copy(), path
         trace.append(best)
-        if improve is not None and path and (evals % improve_every == 0 or evals in (improve_every // 5,
-                                                                                       improve_every // 2)):
-            better = improve(path)
-            if better is not None and better < upper:
-                upper = float(better)
-                theta = below_next_integer(upper) if integral else upper
+        upper, theta = improved_upper(improve, path, evals, improve_every, upper, integral)
         if best > theta:
             break
         g = 1.0 - net.counts(path)
@@ -433,7 +421,4 @@ def optimize(net, upper: float, sequence=None, *, deadline=None, max_iter: int =
         if predicted <= tol * max(1.0, abs(Lc)):
             break
         mu = c + t * s
-    bound = best if not reduced else min(best, upper)
-    if best > theta:   # integer costs: nothing cheaper than upper is left (see below_next_integer)
-        bound = upper
-    return Relaxation(net, best_mu, bound, upper, bound >= upper, best_path, evals, trace)
+    return search_result(net, best, best_mu, best_path, upper, theta, reduced, evals, trace)

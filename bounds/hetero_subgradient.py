@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["Relaxation", "StepScale", "TargetLevel", "optimize", "initial_multipliers", "deflected",
-           "below_next_integer"]
+           "below_next_integer", "start_multipliers", "timed_pass", "improved_upper", "search_result"]
 
 #: Relative tolerance of :func:`below_next_integer` for the rounding errors of float path values (at most 1/2).
 INTEGRAL_TOL = 1e-6
@@ -109,6 +110,51 @@ def initial_multipliers(net: Network, sequence, alpha: float = 1.0) -> np.ndarra
     mu = np.zeros(net.jobs)
     mu[seq] = c + alpha * net.p[seq] * after
     return mu
+
+
+@known_options
+def start_multipliers(net: Network, sequence=None, mu0: np.ndarray | None = None) -> np.ndarray:
+    """A multiplier search's start: ``mu0`` (copied), else the prices of ``sequence``
+    (:func:`initial_multipliers`), else zero."""
+    if mu0 is not None:
+        return np.asarray(mu0, dtype=float).copy()
+    if sequence is not None:
+        return initial_multipliers(net, sequence)
+    return np.zeros(net.jobs)
+
+
+@known_options
+def timed_pass(net: Network, mu: np.ndarray):
+    """One forward pass at ``mu``: the pass, its relaxed path (empty when no path is left) and its seconds."""
+    now = time.perf_counter()
+    fw = net.forward(mu)
+    path = net.path(fw) if math.isfinite(fw.value) else []
+    return fw, path, time.perf_counter() - now
+
+
+@known_options
+def improved_upper(improve, path, evals: int, improve_every: int, upper: float, integral: bool):
+    """The incumbent and elimination threshold after a multiplier search's ``evals``-th pass: ``improve``
+    (the relaxed path to the cost of a schedule, or None) is called after ``improve_every / 5`` and
+    ``improve_every / 2`` passes, then every ``improve_every``; a cheaper schedule lowers ``upper``."""
+    if improve is not None and path and (evals % improve_every == 0 or evals in (improve_every // 5,
+                                                                               improve_every // 2)):
+        better = improve(path)
+        if better is not None and better < upper:
+            upper = float(better)
+    return upper, (below_next_integer(upper) if integral else upper)
+
+
+@known_options
+def search_result(net: Network, best: float, best_mu, best_path, upper: float, theta: float, reduced: bool,
+                  evals: int, trace) -> Relaxation:
+    """A multiplier search's :class:`Relaxation`: on a network reduced by eliminations (or built capped) the
+    best value is a bound only up to ``upper``; above ``theta`` it proves ``upper`` (integer costs,
+    :func:`below_next_integer`)."""
+    bound = best if not reduced else min(best, upper)
+    if best > theta:
+        bound = upper
+    return Relaxation(net, best_mu, bound, upper, bound >= upper, best_path, evals, trace)
 
 
 @known_options
@@ -315,17 +361,9 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     >>> r.bound, r.proved
     (12.0, True)
     """
-    import time
-
     opt.integer(max_iter, "max_iter", lo=0)
-    n = net.jobs
     theta = below_next_integer(upper) if integral else upper
-    if mu0 is not None:
-        mu = np.asarray(mu0, dtype=float).copy()
-    elif sequence is not None:
-        mu = initial_multipliers(net, sequence)
-    else:
-        mu = np.zeros(n)
+    mu = start_multipliers(net, sequence, mu0)
     best_mu, best_path = mu.copy(), []
     reduced = net.capped   # built without the nodes dearer than a schedule: capped like an elimination
     since = 0
@@ -339,13 +377,10 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
     restart_best = -INF
     t_pass = t_elim = 0.0
     while evals < max_iter:
-        now = time.perf_counter()
-        if deadline is not None and evals > 0 and now + t_pass >= deadline:
+        if deadline is not None and evals > 0 and time.perf_counter() + t_pass >= deadline:
             break
-        fw = net.forward(mu)
-        path = net.path(fw) if math.isfinite(fw.value) else []
+        fw, path, t_pass = timed_pass(net, mu)
         evals += 1
-        t_pass = time.perf_counter() - now
         L = fw.bound
         if not math.isfinite(L):            # no path left: every schedule costs more than theta
             rule.best, best_mu, best_path = INF, mu.copy(), []
@@ -354,12 +389,7 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             best_mu, best_path = mu.copy(), path
             since += 1
         trace.append(rule.best)
-        if improve is not None and path and (evals % improve_every == 0 or evals in (improve_every // 5,
-                                                                                       improve_every // 2)):
-            better = improve(path)
-            if better is not None and better < upper:
-                upper = float(better)
-                theta = below_next_integer(upper) if integral else upper
+        upper, theta = improved_upper(improve, path, evals, improve_every, upper, integral)
         if rule.best > theta:
             break
         if rule.collapsed(upper, min_scale):
@@ -396,8 +426,4 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             break
         dvec = d_prev = deflected(g, d_prev, deflection)
         mu = mu + rule.gain(L, upper) / float(dvec @ dvec) * dvec
-    best = rule.best
-    bound = best if not reduced else min(best, upper)
-    if best > theta:   # integer costs: nothing cheaper than upper is left (see below_next_integer)
-        bound = upper
-    return Relaxation(net, best_mu, bound, upper, bound >= upper, best_path, evals, trace)
+    return search_result(net, rule.best, best_mu, best_path, upper, theta, reduced, evals, trace)
