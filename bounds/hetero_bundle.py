@@ -45,7 +45,7 @@ from numba import njit
 
 from bounds.highs_lp import silent_highs
 from bounds.hetero_subgradient import (Relaxation, below_next_integer, improved_upper, search_result,
-                                       start_multipliers, timed_pass)
+                                       start_multipliers, timed_elimination, timed_pass)
 from bounds.hetero_ti import INF
 from instances import options as opt
 from instances.options import known_options
@@ -62,6 +62,9 @@ GROW = 1.5
 #: Consecutive null steps (each below the centre's value) before ``t`` shrinks: a few bad trial points are the
 #: price of long steps, and an early shrink leaves the search creeping for hundreds of passes.
 SHRINK_AFTER = 10
+#: Seconds HiGHS's QP solver may spend on one master, the active set's fallback (it can cycle on a singular
+#: Hessian; a master it leaves unsolved takes one supergradient step).
+HIGHS_SECONDS = 1.0
 
 
 @njit(cache=True)
@@ -207,6 +210,9 @@ def _highs_master(Q: np.ndarray, e: np.ndarray) -> np.ndarray:
     k = len(e)
     rows, cols = _tril(k)
     h = silent_highs()
+    # HiGHS's QP solver can cycle on a singular Hessian (repeated cuts): bounded, it falls back below
+    h.setOptionValue("time_limit", HIGHS_SECONDS)
+    h.setOptionValue("qp_iteration_limit", 100 * k + 1_000)
     h.passModel(k, 1, k, len(rows), int(highspy.MatrixFormat.kColwise), int(highspy.HessianFormat.kTriangular),
                 int(highspy.ObjSense.kMinimize), 0.0, np.asarray(e, dtype=float), np.zeros(k), np.ones(k),
                 np.ones(1), np.ones(1), np.arange(k + 1, dtype=np.int32), np.zeros(k, dtype=np.int32), np.ones(k),
@@ -400,16 +406,11 @@ def optimize(net, upper: float, sequence=None, *, deadline=None, max_iter: int =
         if is_serious:
             serious += 1
             if eliminate_every and (serious == 1 or serious % eliminate_every == 0):
-                now = time.perf_counter()
-                # an elimination costs a backward pass and a re-layout: the first one (on the whole
-                # network) about eight forward passes, later ones as long as the last one took
-                if deadline is None or now + (t_elim if t_elim else 8 * t_pass) < deadline:
-                    removed = net.eliminate(c, theta, fw=fw_c)
-                    t_elim = time.perf_counter() - now
-                    if removed:
-                        reduced = True
-                        mu, at_centre = c, True
-                        continue   # the centre again, on the smaller network
+                removed, t_elim = timed_elimination(net, c, theta, fw_c, deadline, t_pass, t_elim)
+                if removed:
+                    reduced = True
+                    mu, at_centre = c, True
+                    continue   # the centre again, on the smaller network
         e = np.clip(bundle.errors(c, Lc), 0.0, None)
         for _ in range(4):
             alpha = bundle.w = dual_master(bundle.G, e, t, bundle.w, gram=bundle.GG)

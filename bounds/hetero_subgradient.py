@@ -28,7 +28,7 @@ from instances import options as opt
 from instances.options import known_options
 
 __all__ = ["Relaxation", "StepScale", "TargetLevel", "optimize", "initial_multipliers", "deflected",
-           "below_next_integer", "start_multipliers", "timed_pass", "improved_upper", "search_result"]
+           "below_next_integer", "start_multipliers", "timed_pass", "improved_upper", "timed_elimination", "search_result"]
 
 #: Relative tolerance of :func:`below_next_integer` for the rounding errors of float path values (at most 1/2).
 INTEGRAL_TOL = 1e-6
@@ -143,6 +143,20 @@ def improved_upper(improve, path, evals: int, improve_every: int, upper: float, 
         if better is not None and better < upper:
             upper = float(better)
     return upper, (below_next_integer(upper) if integral else upper)
+
+
+@known_options
+def timed_elimination(net: Network, mu: np.ndarray, theta: float, fw, deadline: float | None, t_pass: float,
+                      t_elim: float) -> tuple[int, float]:
+    """An elimination at ``mu`` (``net.eliminate``) if it fits before ``deadline``: the states removed (0
+    when it was not started) and the seconds of the last elimination made."""
+    now = time.perf_counter()
+    # an elimination costs a backward pass and a re-layout: the first one (on the whole
+    # network) about eight forward passes, later ones as long as the last one took
+    if deadline is not None and now + (t_elim if t_elim else 8 * t_pass) >= deadline:
+        return 0, t_elim
+    removed = net.eliminate(mu, theta, fw=fw)
+    return int(removed), time.perf_counter() - now
 
 
 @known_options
@@ -412,15 +426,10 @@ def optimize(net: Network, upper: float, sequence=None, *, deadline=None, max_it
             continue
         if eliminate_every and (evals == 1 or since >= eliminate_every):
             since = 0
-            now = time.perf_counter()
-            # an elimination costs a backward pass and a re-layout: the first one (on the whole
-            # network) about eight forward passes, later ones as long as the last one took
-            if deadline is None or now + (t_elim if t_elim else 8 * t_pass) < deadline:
-                removed = net.eliminate(mu, theta, fw=fw)
-                t_elim = time.perf_counter() - now
-                if removed:
-                    reduced = True
-                    continue  # re-evaluate the same multipliers on the smaller network
+            removed, t_elim = timed_elimination(net, mu, theta, fw, deadline, t_pass, t_elim)
+            if removed:
+                reduced = True
+                continue  # re-evaluate the same multipliers on the smaller network
         g = 1.0 - net.counts(path)
         if not g.any():   # the relaxed path is a schedule: its cost L is optimal
             break
